@@ -1,0 +1,1 @@
+"""Camera intrinsics and board locks, saved as versioned JSON in OpenCV conventions."""
