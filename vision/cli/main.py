@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from vision import __version__
 
 #: Command modules, in the order their commands appear in ``--help``.
-COMMAND_MODULES: tuple[str, ...] = ()
+COMMAND_MODULES: tuple[str, ...] = ("vision.cli.games",)
 
 
 def build_parser() -> argparse.ArgumentParser:

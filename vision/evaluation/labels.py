@@ -96,7 +96,11 @@ def load_label(path: str | Path) -> Label:
             elevation = cam.get("elevation_deg")
         if cam is not None and board:
             intr = Intrinsics(
-                float(cam["fx"]), float(cam["fy"]), float(cam["cx"]), float(cam["cy"]), (w, h),
+                float(cam["fx"]),
+                float(cam["fy"]),
+                float(cam["cx"]),
+                float(cam["cy"]),
+                (w, h),
                 tuple(float(v) for v in cam.get("dist_coeffs", (0, 0, 0, 0, 0))),
             )
             pose = Pose(np.array(cam["R"], dtype=np.float64), np.array(cam["t"], dtype=np.float64))

@@ -65,7 +65,11 @@ class Pose:
 
     @classmethod
     def look_at(
-        cls, eye: FloatArray, target: FloatArray, up: FloatArray | None = None, roll_deg: float = 0.0
+        cls,
+        eye: FloatArray,
+        target: FloatArray,
+        up: FloatArray | None = None,
+        roll_deg: float = 0.0,
     ) -> Pose:
         """Camera at ``eye`` looking at ``target``; image "up" towards world ``up`` (+z default)."""
         eye = np.asarray(eye, dtype=np.float64)
@@ -81,7 +85,9 @@ class Pose:
         R = np.stack([x, y, z])
         if roll_deg:
             a = math.radians(roll_deg)
-            Rz = np.array([[math.cos(a), -math.sin(a), 0], [math.sin(a), math.cos(a), 0], [0, 0, 1]])
+            Rz = np.array(
+                [[math.cos(a), -math.sin(a), 0], [math.sin(a), math.cos(a), 0], [0, 0, 1]]
+            )
             R = Rz @ R
         t = -R @ eye
         return cls(R, t)
@@ -89,7 +95,7 @@ class Pose:
     @property
     def rvec(self) -> FloatArray:
         rvec, _ = cv2.Rodrigues(self.R)
-        return rvec.reshape(3)
+        return np.asarray(rvec, dtype=np.float64).reshape(3)
 
     @property
     def camera_center(self) -> FloatArray:
@@ -112,10 +118,13 @@ class Camera:
         pts = _as_xyz(points_xyz)
         if self.intrinsics.has_distortion:
             px, _ = cv2.projectPoints(
-                pts.reshape(-1, 1, 3), self.pose.rvec, self.pose.t, self.intrinsics.matrix,
+                pts.reshape(-1, 1, 3),
+                self.pose.rvec,
+                self.pose.t,
+                self.intrinsics.matrix,
                 self.intrinsics.dist,
             )
-            return px.reshape(-1, 2)
+            return np.asarray(px, dtype=np.float64).reshape(-1, 2)
         cam = self.pose.to_camera(pts)
         z = cam[:, 2:3]
         uv = cam[:, :2] / np.where(np.abs(z) < 1e-12, 1e-12, z)
@@ -128,7 +137,9 @@ class Camera:
 
     def board_homography(self) -> FloatArray:
         """3x3 homography from board-plane (x, y) metres at z = 0 to (undistorted) pixels."""
-        H = self.intrinsics.matrix @ np.column_stack([self.pose.R[:, 0], self.pose.R[:, 1], self.pose.t])
+        H = self.intrinsics.matrix @ np.column_stack(
+            [self.pose.R[:, 0], self.pose.R[:, 1], self.pose.t]
+        )
         return H / H[2, 2]
 
 

@@ -49,7 +49,9 @@ def attribute_bit(attribute: str) -> int:
         ) from None
 
 
-def attributes_mask(attributes: Iterator[str] | tuple[str, ...] | frozenset[str] | list[str]) -> int:
+def attributes_mask(
+    attributes: Iterator[str] | tuple[str, ...] | frozenset[str] | list[str],
+) -> int:
     """The bit mask covering every attribute named in ``attributes``."""
     mask = 0
     for name in attributes:
@@ -64,7 +66,11 @@ class Piece:
     code: int
 
     def __post_init__(self) -> None:
-        if not isinstance(self.code, int) or isinstance(self.code, bool) or not 0 <= self.code <= 15:
+        if (
+            not isinstance(self.code, int)
+            or isinstance(self.code, bool)
+            or not 0 <= self.code <= 15
+        ):
             raise PieceParseError(f"piece code must be an int in 0..15, got {self.code!r}")
 
     # -- constructors -------------------------------------------------------------------------
@@ -151,9 +157,7 @@ class Piece:
 
     @property
     def symbol(self) -> str:
-        return "".join(
-            _LETTERS[name][(self.code >> i) & 1] for i, name in enumerate(ATTRIBUTES)
-        )
+        return "".join(_LETTERS[name][(self.code >> i) & 1] for i, name in enumerate(ATTRIBUTES))
 
     @property
     def name(self) -> str:

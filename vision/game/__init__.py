@@ -1,0 +1,1 @@
+"""The game model (moves, claim rule, events) and its durable record."""

@@ -1,0 +1,214 @@
+"""The game as it happens: moves in order, the claim rule, and the events of DESIGN.md section 4.
+
+Events are plain JSON-ready dicts exactly as the ``watch`` contract prints them, so the same
+objects go to the terminal, to ``--events`` and to the game record without translation.
+
+Claim rule (RULES.md): a line created by move k can be claimed until move k+1 is placed. The
+program cannot hear the players, so it announces the line (``quarto``) when move k creates it;
+when move k+1 is placed the line lapses (``quarto_missed``) and play goes on. A line created
+later is a new event. The game ends when the board is cleared (result ``quarto`` if the last
+move made a line, else ``abandoned``) or when it is full with no line (``draw``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from vision.rules.board import ALL_CELLS, Board, Cell, Status
+from vision.rules.lines import QuartoLine, Rules
+from vision.rules.pieces import Piece
+
+Event = dict[str, Any]
+
+EVENT_TYPES = ("game_start", "move", "quarto", "quarto_missed", "warning", "game_end", "undo")
+RESULTS = ("quarto", "draw", "abandoned")
+
+
+class IllegalMoveError(ValueError):
+    """A move the game cannot take (occupied cell, game over); the message says which."""
+
+
+@dataclass(frozen=True)
+class Move:
+    index: int  # 1-based
+    cell: Cell
+    piece: Piece
+    t: float
+
+
+def _t(t: float) -> float:
+    return round(float(t), 3)
+
+
+def _line_event(kind: str, t: float, after_move: int, line: QuartoLine) -> Event:
+    return {
+        "type": kind,
+        "t": _t(t),
+        "after_move": after_move,
+        "cells": [[c.row, c.col] for c in line.cells],
+        "shared": line.shared,
+    }
+
+
+class Game:
+    """One game: call :meth:`start`, then :meth:`place` per move, then :meth:`end`.
+
+    Every method returns the list of events it produced; :attr:`events` keeps them all.
+    """
+
+    def __init__(self, rules: Rules | None = None) -> None:
+        self.rules = rules or Rules()
+        self.board = Board()
+        self.moves: list[Move] = []
+        self.events: list[Event] = []
+        self.result: str | None = None
+        self._claimable: list[QuartoLine] = []  # lines created by the last move
+        self._started = False
+
+    # -- state --------------------------------------------------------------------------------
+    @property
+    def started(self) -> bool:
+        return self._started
+
+    @property
+    def over(self) -> bool:
+        return self.result is not None
+
+    @property
+    def claimable_lines(self) -> list[QuartoLine]:
+        """Lines created by the last move, still claimable until the next move."""
+        return list(self._claimable)
+
+    def status(self) -> Status:
+        return self.board.status()
+
+    # -- actions ------------------------------------------------------------------------------
+    def start(self, t: float, cells_px: Sequence[Sequence[float]] | None = None) -> list[Event]:
+        """Begin the game. ``cells_px`` gives each cell's image centre (row-major), if known."""
+        if self._started:
+            raise IllegalMoveError("game already started")
+        self._started = True
+        event: Event = {"type": "game_start", "t": _t(t)}
+        if cells_px is not None:
+            if len(cells_px) != 16:
+                raise ValueError(f"cells_px must have 16 entries, got {len(cells_px)}")
+            event["cells"] = [
+                {
+                    "row": c.row,
+                    "col": c.col,
+                    "name": c.name,
+                    "center_px": [round(float(p[0]), 2), round(float(p[1]), 2)],
+                }
+                for c, p in zip(ALL_CELLS, cells_px, strict=True)
+            ]
+        return self._emit([event])
+
+    def place(self, cell: Cell, piece: Piece, t: float) -> list[Event]:
+        """Record a placement; returns the ``quarto_missed``, ``move``, ``quarto`` and
+        ``game_end`` (draw) events it causes, in that order."""
+        if not self._started:
+            self.start(t)
+        if self.over:
+            raise IllegalMoveError(f"game is over ({self.result}); cannot place on {cell.name}")
+        if self.board[cell] is not None:
+            raise IllegalMoveError(f"cell {cell.name} is already occupied by {self.board[cell]}")
+        events: list[Event] = []
+        index = len(self.moves) + 1
+        for line in self._claimable:
+            events.append(_line_event("quarto_missed", t, index - 1, line))
+        duplicate = piece in self.board.pieces()
+        self.board[cell] = piece
+        self.moves.append(Move(index, cell, piece, _t(t)))
+        events.append(
+            {
+                "type": "move",
+                "t": _t(t),
+                "index": index,
+                "row": cell.row,
+                "col": cell.col,
+                "name": cell.name,
+                "piece": piece.attributes,
+            }
+        )
+        if duplicate:
+            events.append(
+                self._warning_event(
+                    t, f"piece {piece} placed on {cell.name} is already on the board"
+                )
+            )
+        self._claimable = self.rules.lines_created(self.board, cell)
+        events.extend(_line_event("quarto", t, index, line) for line in self._claimable)
+        if self.board.is_full() and not self._claimable:
+            events.append(self._end_event(t, "draw"))
+        return self._emit(events)
+
+    def warn(self, t: float, message: str) -> list[Event]:
+        return self._emit([self._warning_event(t, message)])
+
+    def undo(self, t: float, reason: str = "corrected by hand") -> list[Event]:
+        """Take back the last move (a correction from the user); logged as an ``undo`` event."""
+        if not self.moves or self.result not in (None, "draw"):
+            raise IllegalMoveError("nothing to undo")
+        move = self.moves.pop()
+        self.board[move.cell] = None
+        self.result = None
+        # Lines of the move before become claimable again only if they were still claimable
+        # when the undone move was placed; recompute from the position.
+        prev = self.moves[-1] if self.moves else None
+        self._claimable = self.rules.lines_created(self.board, prev.cell) if prev else []
+        return self._emit(
+            [
+                {
+                    "type": "undo",
+                    "t": _t(t),
+                    "index": move.index,
+                    "name": move.cell.name,
+                    "reason": reason,
+                }
+            ]
+        )
+
+    def end(self, t: float) -> list[Event]:
+        """The board was cleared: ``quarto`` if the last move made a line, else ``abandoned``."""
+        if self.over:
+            return []
+        return self._emit([self._end_event(t, "quarto" if self._claimable else "abandoned")])
+
+    # -- helpers ------------------------------------------------------------------------------
+    def _warning_event(self, t: float, message: str) -> Event:
+        return {"type": "warning", "t": _t(t), "message": message}
+
+    def _end_event(self, t: float, result: str) -> Event:
+        self.result = result
+        return {"type": "game_end", "t": _t(t), "result": result, "moves": len(self.moves)}
+
+    def _emit(self, events: list[Event]) -> list[Event]:
+        self.events.extend(events)
+        return events
+
+    # -- replay -------------------------------------------------------------------------------
+    @classmethod
+    def replay(cls, events: Iterable[Event], rules: Rules | None = None) -> Game:
+        """Rebuild a game from its events (as read from a record).
+
+        Moves and undos are replayed through the rules; every event, including the derived
+        ones, is kept exactly as given, so writing then reading gives the same game.
+        """
+        game = cls(rules)
+        kept: list[Event] = []
+        for event in events:
+            kind = event.get("type")
+            if kind == "game_start":
+                game._started = True
+            elif kind == "move":
+                cell = Cell(int(event["row"]), int(event["col"]))
+                game.place(cell, Piece.from_attributes(event["piece"]), float(event["t"]))
+            elif kind == "undo":
+                game.undo(float(event["t"]), str(event.get("reason", "")))
+            elif kind == "game_end":
+                game.result = str(event["result"])
+            kept.append(dict(event))
+        game.events = kept
+        return game
