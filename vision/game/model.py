@@ -108,8 +108,7 @@ class Game:
     def place(self, cell: Cell, piece: Piece, t: float) -> list[Event]:
         """Record a placement; returns the ``quarto_missed``, ``move``, ``quarto`` and
         ``game_end`` (draw) events it causes, in that order."""
-        if not self._started:
-            self.start(t)
+        started = [] if self._started else self.start(t)
         if self.over:
             raise IllegalMoveError(f"game is over ({self.result}); cannot place on {cell.name}")
         if self.board[cell] is not None:
@@ -142,7 +141,7 @@ class Game:
         events.extend(_line_event("quarto", t, index, line) for line in self._claimable)
         if self.board.is_full() and not self._claimable:
             events.append(self._end_event(t, "draw"))
-        return self._emit(events)
+        return started + self._emit(events)
 
     def warn(self, t: float, message: str) -> list[Event]:
         return self._emit([self._warning_event(t, message)])
