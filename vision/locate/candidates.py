@@ -1,0 +1,211 @@
+"""Candidate cell rings: ellipses found in a grey image.
+
+A board's 16 cell rings (printed lines, engraved grooves, recesses or discs) project to
+ellipses of similar size and shape. This module finds closed or mostly closed elliptical
+contours from three sources, so that every marking style gives at least one:
+
+- thin lines brighter than their surroundings (gold rings on a dark board),
+- thin lines darker than their surroundings (engraved rings on wood, disc borders),
+- intensity edges (recess walls, discs, anything with a boundary).
+
+Each contour is fitted with an ellipse and kept when its points lie close to the ellipse and
+cover most of its angle (a piece standing in a ring hides part of it).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+from numpy.typing import NDArray
+
+from vision.locate.config import LocateConfig
+
+FloatArray = NDArray[np.float64]
+
+_COVERAGE_BINS = 24
+
+
+@dataclass(frozen=True)
+class Ellipse:
+    """One candidate ring in work-image pixels.
+
+    ``a`` and ``b`` are the semi-major and semi-minor axes, ``angle`` the direction of the major
+    axis (radians), ``points`` the (N, 2) contour points it was fitted to, ``residual`` the
+    median distance of the points from the ellipse as a share of the mean radius.
+    """
+
+    center: FloatArray
+    a: float
+    b: float
+    angle: float
+    points: FloatArray
+    residual: float
+    coverage: float
+
+    @property
+    def ratio(self) -> float:
+        return self.b / self.a
+
+    def whitening(self) -> FloatArray:
+        """2x2 matrix mapping image vectors to units where this ellipse is the unit circle."""
+        c, s = math.cos(self.angle), math.sin(self.angle)
+        rot_inv = np.array([[c, s], [-s, c]])
+        return np.diag([1.0 / self.a, 1.0 / self.b]) @ rot_inv
+
+
+def ring_masks(gray: NDArray[np.uint8], config: LocateConfig) -> list[NDArray[np.uint8]]:
+    """Binary images whose contours may be rings: bright lines, dark lines and edges."""
+    block = config.line_block_px
+    # Smoothing removes the sensor-noise speckle that would otherwise form tiny loops.
+    gray = cv2.GaussianBlur(gray, (0, 0), config.smooth_sigma_px)
+    bright = cv2.adaptiveThreshold(
+        gray, 255, cv2.ADAPTIVE_THRESH_MEAN_C, cv2.THRESH_BINARY, block, -config.line_offset
+    )
+    dark = cv2.adaptiveThreshold(
+        gray, 255, cv2.ADAPTIVE_THRESH_MEAN_C, cv2.THRESH_BINARY_INV, block, config.line_offset
+    )
+    hi = float(np.percentile(gray, 90) - np.percentile(gray, 10))
+    edges = cv2.Canny(gray, max(8.0, 0.15 * hi), max(16.0, 0.4 * hi), L2gradient=True)
+    return [bright, dark, edges]
+
+
+def fit_ellipse(points: FloatArray, config: LocateConfig) -> Ellipse | None:
+    """Fit an ellipse to (N, 2) contour points; None when they are not a ring.
+
+    Notes
+    -----
+    ``cv2.fitEllipse`` gives the algebraic fit. The points are then mapped to the ellipse's own
+    frame, where a point on the ellipse has normalised radius 1; the median deviation from 1 is
+    the residual and the share of occupied angle bins the coverage.
+    """
+    if len(points) < 12:
+        return None
+    (cx, cy), (w, h), ang = cv2.fitEllipse(points.astype(np.float32))
+    if not (np.isfinite(w) and np.isfinite(h)) or min(w, h) <= 1.0:
+        return None
+    a, b = max(w, h) / 2.0, min(w, h) / 2.0
+    theta = math.radians(ang) + (0.0 if w >= h else math.pi / 2.0)
+    if not config.min_ring_axis_px <= 2 * a <= config.max_ring_axis_px:
+        return None
+    if b / a < config.min_axis_ratio:
+        return None
+    c, s = math.cos(theta), math.sin(theta)
+    d = points - np.array([cx, cy])
+    x = (d[:, 0] * c + d[:, 1] * s) / a
+    y = (-d[:, 0] * s + d[:, 1] * c) / b
+    r = np.hypot(x, y)
+    # Deviation in pixels along the radius, relative to the mean radius.
+    scale = math.sqrt(a * b)
+    residual = float(np.median(np.abs(r - 1.0) * np.hypot(x * a, y * b) / np.maximum(r, 1e-9))) / scale
+    if residual > max(config.max_fit_residual, config.min_residual_px / scale):
+        return None
+    bins = ((np.arctan2(y, x) + math.pi) / (2 * math.pi) * _COVERAGE_BINS).astype(np.int64)
+    coverage = len(np.unique(np.clip(bins, 0, _COVERAGE_BINS - 1))) / _COVERAGE_BINS
+    if coverage < config.min_angle_coverage:
+        return None
+    return Ellipse(np.array([cx, cy]), a, b, theta, points, residual, coverage)
+
+
+def find_ellipses(gray: NDArray[np.uint8], config: LocateConfig) -> list[Ellipse]:
+    """All ring-like ellipses in a grey work image, duplicates merged, best first.
+
+    Parameters
+    ----------
+    gray : (H, W) uint8
+        Grey image at work resolution.
+    config : LocateConfig
+        Size and shape limits.
+
+    Returns
+    -------
+    list of Ellipse
+        Sorted by fit quality (small residual, large coverage).
+
+    Notes
+    -----
+    Connected components of each mask are filtered by their bounding box and pixel count
+    (a ring line is a thin loop: few pixels for its box) before any fitting, which keeps the
+    cost low on textured tables (wood grain gives thousands of tiny components).
+    """
+    if gray.ndim != 2 or gray.dtype != np.uint8:
+        raise ValueError(f"gray must be a 2-D uint8 image, got {gray.dtype} {gray.shape}")
+    found: list[Ellipse] = []
+    for mask in ring_masks(gray, config):
+        found.extend(_line_loops(mask, config))
+        # Regions enclosed by a line or an edge: the inside of a ring, a disc.
+        found.extend(_enclosed_regions(cv2.bitwise_not(mask), config))
+    return merge_duplicates(found, config)
+
+
+def _box_filter(stats: NDArray[np.int32], config: LocateConfig) -> NDArray[np.bool_]:
+    w = stats[:, cv2.CC_STAT_WIDTH].astype(np.float64)
+    h = stats[:, cv2.CC_STAT_HEIGHT].astype(np.float64)
+    big, small = np.maximum(w, h), np.minimum(w, h)
+    ok = (big >= config.min_ring_axis_px) & (big <= config.max_ring_axis_px)
+    ok &= small >= 0.9 * config.min_axis_ratio * big
+    ok[0] = False
+    return ok
+
+
+def _line_loops(mask: NDArray[np.uint8], config: LocateConfig) -> list[Ellipse]:
+    """Ellipses fitted to the pixels of thin loop-shaped components (ring lines)."""
+    _, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
+    w = stats[:, cv2.CC_STAT_WIDTH].astype(np.float64)
+    h = stats[:, cv2.CC_STAT_HEIGHT].astype(np.float64)
+    area = stats[:, cv2.CC_STAT_AREA].astype(np.float64)
+    # A ring line covers most of the perimeter of the ellipse inscribed in its box, thinly.
+    perim = math.pi * (w + h) / 2.0
+    ok = _box_filter(stats, config)
+    ok &= (area >= 0.5 * config.min_angle_coverage * perim) & (area <= 0.45 * w * h)
+    out = []
+    for k in np.flatnonzero(ok):
+        x0, y0 = int(stats[k, cv2.CC_STAT_LEFT]), int(stats[k, cv2.CC_STAT_TOP])
+        ys, xs = np.nonzero(labels[y0 : y0 + int(h[k]), x0 : x0 + int(w[k])] == k)
+        ell = fit_ellipse(np.column_stack([xs + float(x0), ys + float(y0)]), config)
+        if ell is not None:
+            out.append(ell)
+    return out
+
+
+def _enclosed_regions(inverse: NDArray[np.uint8], config: LocateConfig) -> list[Ellipse]:
+    """Ellipses fitted to the outlines of filled, ellipse-sized regions."""
+    _, labels, stats, _ = cv2.connectedComponentsWithStats(inverse, connectivity=4)
+    w = stats[:, cv2.CC_STAT_WIDTH].astype(np.float64)
+    h = stats[:, cv2.CC_STAT_HEIGHT].astype(np.float64)
+    fill = stats[:, cv2.CC_STAT_AREA] / np.maximum(w * h, 1.0)
+    # A filled ellipse fills pi/4 of its box when axis-aligned, about half when tilted.
+    ok = _box_filter(stats, config) & (fill > 0.45) & (fill < 0.82)
+    out = []
+    for k in np.flatnonzero(ok):
+        x0, y0 = int(stats[k, cv2.CC_STAT_LEFT]), int(stats[k, cv2.CC_STAT_TOP])
+        sub = (labels[y0 : y0 + int(h[k]), x0 : x0 + int(w[k])] == k).astype(np.uint8)
+        cnts, _ = cv2.findContours(sub, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
+        if not cnts:
+            continue
+        pts = max(cnts, key=len).reshape(-1, 2).astype(np.float64) + (x0, y0)
+        ell = fit_ellipse(pts, config)
+        if ell is not None:
+            out.append(ell)
+    return out
+
+
+def merge_duplicates(ellipses: list[Ellipse], config: LocateConfig) -> list[Ellipse]:
+    """Keep the best of ellipses sharing a centre and a size (inner/outer edge of one line)."""
+    order = sorted(ellipses, key=lambda e: e.residual - 0.05 * e.coverage)
+    kept: list[Ellipse] = []
+    for e in order:
+        dup = False
+        for k in kept:
+            size = e.a / k.a
+            if (
+                0.7 < size < 1.43
+                and np.linalg.norm(e.center - k.center) < config.duplicate_dist * k.a
+            ):
+                dup = True
+                break
+        if not dup:
+            kept.append(e)
+    return kept

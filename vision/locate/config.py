@@ -1,0 +1,124 @@
+"""Every threshold of board finding and tracking, in one place, with its physical meaning.
+
+Lengths in "work pixels" refer to the downscaled image the candidates are searched in (its
+width is ``work_width_px``); lengths in "ring radii" or "pitches" are in board units and so do
+not depend on the image size.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class LocateConfig:
+    """Knobs of :func:`vision.locate.find_board`."""
+
+    # --- candidate rings (ellipses) --------------------------------------------------------
+    #: Width of the image the candidates are searched in. 960 px keeps a ring of a board that
+    #: fills 25% of a 1280 px frame at about 20 px across while staying inside the time budget.
+    work_width_px: int = 960
+    #: Smallest / largest ring major axis, work pixels (board 25-80% of the image width).
+    min_ring_axis_px: float = 9.0
+    max_ring_axis_px: float = 220.0
+    #: Smallest minor/major ratio of a ring: a circle seen from 20 degrees elevation (sin 20).
+    min_axis_ratio: float = 0.30
+    #: A contour is an ellipse when its points lie within this share of the ring radius of the
+    #: fitted ellipse (median) ...
+    max_fit_residual: float = 0.06
+    #: ... or within this many work pixels (a line 2-3 px thick is fitted through its middle).
+    min_residual_px: float = 0.9
+    #: ... and cover at least this share of the ellipse's angle (rings partly hidden by a piece).
+    min_angle_coverage: float = 0.55
+    #: Gaussian smoothing before thresholding, work px: removes sensor-noise speckle while a
+    #: 1-2 px ring line survives.
+    smooth_sigma_px: float = 1.2
+    #: Adaptive-threshold window (work px) and offset (grey levels) for thin ring lines.
+    line_block_px: int = 15
+    line_offset: float = 6.0
+    #: Two candidates closer than this share of their major axis are the same ring.
+    duplicate_dist: float = 0.25
+
+    # --- lattice ---------------------------------------------------------------------------
+    #: Neighbouring cell distance over ring radius: 2 x pitch / diameter; Gigamic 2.2,
+    #: home-made axis boards up to 2.9. The search allows a margin on both sides.
+    min_pitch_over_radius: float = 1.9
+    max_pitch_over_radius: float = 3.4
+    #: A candidate joins the lattice when within this share of a pitch of its predicted place.
+    inlier_tol_pitch: float = 0.22
+    #: Its axes must agree with the ring the lattice predicts there within this ratio.
+    size_tol: float = 0.35
+    #: Fewest rings that make a board (a hand may hide a quarter and pieces more).
+    min_inliers: int = 5
+    #: Most seed pairs tried (strongest candidates first), bounding the time on clutter.
+    max_seed_pairs: int = 400
+
+    #: Lattice hypotheses kept, and (hypothesis, window placement) pairs fitted to the edges.
+    max_lattice_hypotheses: int = 4
+    max_refined_hypotheses: int = 3
+
+    # --- refinement, layout, verification --------------------------------------------------
+    #: Rounds of "fit circles on the board plane, move centres, refit the homography".
+    refine_rounds: int = 3
+    #: Edge search half-lengths of the successive fitting rounds, as shares of the cell
+    #: pitch in the image: wide first (the lattice guess may be off by a fifth of a cell).
+    reach_schedule: tuple[float, ...] = (0.2, 0.12, 0.06, 0.03)
+    #: The same at full resolution, pixels (the work-image fit is already within ~1 px).
+    full_res_reaches_px: tuple[float, ...] = (2.0, 1.5)
+    #: Smoothing of the full-resolution image before reading edge profiles, pixels.
+    full_smooth_sigma_px: float = 1.5
+    #: Weakest intensity step (grey levels per pixel) taken as a ring edge: above sensor
+    #: noise after smoothing, below the contrast of a faint engraved ring.
+    min_edge_step: float = 4.0
+    #: Board side over pitch searched per layout (Gigamic about 5.5, home-made about 4.5).
+    diagonal_side_range: tuple[float, float] = (5.0, 6.3)
+    axis_side_range: tuple[float, float] = (3.9, 5.2)
+    side_step: float = 0.05
+    #: Big circle radius over board side (Gigamic about 0.47-0.49).
+    big_circle_range: tuple[float, float] = (0.44, 0.50)
+    #: Points sampled along each board edge / the big circle when scoring a layout.
+    outline_samples: int = 40
+    #: Share of the predicted ring outlines that must lie on image edges to accept a board.
+    min_ring_support: float = 0.35
+
+    # --- camera ----------------------------------------------------------------------------
+    #: Field of view used when the focal length cannot be estimated (near top-down views).
+    default_hfov_deg: float = 65.0
+    #: The board-based focal estimate is kept only inside this field-of-view range, degrees.
+    hfov_range_deg: tuple[float, float] = (30.0, 110.0)
+    #: Above this camera elevation (degrees) the focal length is ill-conditioned: use default.
+    max_focal_elevation_deg: float = 72.0
+    #: Nominal cell pitch (metres) fixing the scale of an uncalibrated pose (Gigamic 27 cm).
+    nominal_pitch_m: float = 0.18 * 0.27
+
+    def __post_init__(self) -> None:
+        if self.work_width_px < 160:
+            raise ValueError(f"work_width_px must be >= 160, got {self.work_width_px}")
+        if not 0.0 < self.min_axis_ratio < 1.0:
+            raise ValueError(f"min_axis_ratio must be in (0, 1), got {self.min_axis_ratio}")
+        if self.min_inliers < 4:
+            raise ValueError(f"min_inliers must be >= 4 (a homography), got {self.min_inliers}")
+        if self.line_block_px % 2 == 0 or self.line_block_px < 3:
+            raise ValueError(f"line_block_px must be odd and >= 3, got {self.line_block_px}")
+
+
+@dataclass(frozen=True)
+class TrackerConfig:
+    """Knobs of :class:`vision.locate.tracker.BoardTracker`."""
+
+    #: Width of the thumbnail compared against the reference (cheap, still sees a bump).
+    thumb_width_px: int = 160
+    #: A global image shift larger than this (full-resolution pixels) is a camera bump.
+    max_shift_px: float = 3.0
+    #: Share of the ring outlines that must still lie on edges for the pose to be trusted.
+    min_support_ratio: float = 0.55
+    #: Seconds the support may stay low (a hand over the board) before searching again.
+    max_low_support_s: float = 0.5
+    #: Seconds between full searches while the board is lost.
+    retry_interval_s: float = 0.0
+
+    def __post_init__(self) -> None:
+        if self.thumb_width_px < 32:
+            raise ValueError(f"thumb_width_px must be >= 32, got {self.thumb_width_px}")
+        if self.max_shift_px <= 0:
+            raise ValueError(f"max_shift_px must be positive, got {self.max_shift_px}")

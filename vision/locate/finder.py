@@ -1,0 +1,161 @@
+"""``find_board``: the board located in one frame with no help.
+
+Steps (each in its own module):
+
+1. candidate rings: ellipses in a downscaled grey image (``candidates``);
+2. lattice hypotheses: pairs of neighbouring rings predict the 4x4 grid (``lattice``);
+3. for the best hypotheses and every placement of the 4x4 window, the grid homography is
+   fitted to the ring edges (``fit``) and the best-supported one kept;
+4. the fit is repeated at full resolution for sub-pixel cell centres;
+5. layout and board size are chosen from the outline and big circle (``layout``);
+6. the focal length (unless calibrated) and the pose follow from the homography (``pose``).
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+
+import cv2
+import numpy as np
+from numpy.typing import NDArray
+
+from vision.geometry.board_spec import BoardSpec
+from vision.geometry.board_view import BoardNotFound, BoardView
+from vision.geometry.camera import Camera, Intrinsics
+from vision.locate.candidates import find_ellipses
+from vision.locate.config import LocateConfig
+from vision.locate.fit import EdgeConfig, fit_rings, ring_support
+from vision.locate.lattice import apply_h, lattice_hypotheses, shift_h, window_offsets
+from vision.locate.layout import LayoutFit, board_to_grid, fit_layout
+from vision.locate.pose import intrinsics_for, pose_from_homography
+
+FloatArray = NDArray[np.float64]
+log = logging.getLogger(__name__)
+
+_MIRROR = np.array([[1.0, 0.0, 0.0], [0.0, -1.0, 3.0], [0.0, 0.0, 1.0]])
+
+
+def check_frame(frame: NDArray[np.uint8]) -> None:
+    """Raise ``ValueError`` unless ``frame`` is an (H, W, 3) uint8 BGR image."""
+    if not isinstance(frame, np.ndarray):
+        raise ValueError(f"frame must be a numpy array, got {type(frame).__name__}")
+    if frame.ndim != 3 or frame.shape[2] != 3 or frame.dtype != np.uint8:
+        raise ValueError(f"frame must be (H, W, 3) uint8 BGR, got {frame.dtype} {frame.shape}")
+    if min(frame.shape[:2]) < 32:
+        raise ValueError(f"frame is too small: {frame.shape[1]}x{frame.shape[0]}")
+
+
+def _pitch_px(H: FloatArray) -> float:
+    p = apply_h(H, np.array([[1.5, 1.5], [2.5, 1.5], [1.5, 2.5]]))
+    return math.sqrt(abs(float(np.cross(p[1] - p[0], p[2] - p[0]))))
+
+
+def _undistort(frame: NDArray[np.uint8], intr: Intrinsics | None) -> NDArray[np.uint8]:
+    if intr is None or not intr.has_distortion:
+        return frame
+    return cv2.undistort(frame, intr.matrix, intr.dist)
+
+
+def fit_grid(gray_work: NDArray[np.float32], hyps: list, config: LocateConfig,
+             edge: EdgeConfig) -> tuple[FloatArray, float, float] | None:
+    """Best (H, radius, support) over lattice hypotheses and window placements (work px)."""
+    scored: list[tuple[float, FloatArray, float]] = []
+    for hyp in hyps:
+        for off in window_offsets(hyp.grid):
+            H = shift_h(hyp.H, off)
+            scored.append((ring_support(gray_work, H, hyp.radius, edge, tol_px=2.0), H, hyp.radius))
+    scored.sort(key=lambda s: -s[0])
+    best: tuple[FloatArray, float, float] | None = None
+    for _, H, radius in scored[: config.max_refined_hypotheses]:
+        pitch = _pitch_px(H)
+        reaches = tuple(max(1.0, f * pitch) for f in config.reach_schedule)
+        Hf, rf, sup = fit_rings(gray_work, H, radius, reaches, edge)
+        if best is None or sup > best[2]:
+            best = (Hf, rf, sup)
+    return best
+
+
+def find_board(
+    frame: NDArray[np.uint8], *, intrinsics: Intrinsics | None = None,
+    config: LocateConfig | None = None,
+) -> BoardView | BoardNotFound:
+    """Locate the Quarto board in a frame.
+
+    Parameters
+    ----------
+    frame : (H, W, 3) uint8
+        BGR image.
+    intrinsics : Intrinsics, optional
+        Calibrated camera; without it the focal length is estimated from the board.
+    config : LocateConfig, optional
+
+    Returns
+    -------
+    BoardView or BoardNotFound
+        The camera model and board pose, or a falsy result saying why none was found.
+    """
+    check_frame(frame)
+    config = config or LocateConfig()
+    h, w = frame.shape[:2]
+    if intrinsics is not None and intrinsics.size_wh != (w, h):
+        raise ValueError(
+            f"calibration is for {intrinsics.size_wh[0]}x{intrinsics.size_wh[1]} images, "
+            f"frame is {w}x{h}"
+        )
+    frame = _undistort(frame, intrinsics)
+    gray = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
+    scale = min(1.0, config.work_width_px / w)
+    work = gray if scale == 1.0 else cv2.resize(gray, None, fx=scale, fy=scale,
+                                                 interpolation=cv2.INTER_AREA)
+    ells = find_ellipses(work, config)
+    hyps = lattice_hypotheses(ells, config, keep=config.max_lattice_hypotheses)
+    if not hyps:
+        return BoardNotFound(f"no grid of rings among {len(ells)} ring candidates")
+    edge = EdgeConfig(min_edge=config.min_edge_step)
+    work_f = cv2.GaussianBlur(work.astype(np.float32), (0, 0), config.smooth_sigma_px)
+    fitted = fit_grid(work_f, hyps, config, edge)
+    if fitted is None or fitted[2] < config.min_ring_support:
+        sup = 0.0 if fitted is None else fitted[2]
+        return BoardNotFound(f"best grid has too little ring support ({sup:.2f})")
+    H_work, radius, support = fitted
+    # Full resolution: same fit, short reaches, for sub-pixel centres.
+    S = np.diag([1.0 / scale, 1.0 / scale, 1.0])
+    H = S @ H_work
+    full_f = cv2.GaussianBlur(gray.astype(np.float32), (0, 0), config.full_smooth_sigma_px)
+    if scale < 1.0:
+        H, radius, support = fit_rings(full_f, H, radius, config.full_res_reaches_px, edge)
+    lay = fit_layout(work_f, np.linalg.inv(S) @ H, config, edge)
+    return build_view(H, radius, lay, (w, h), intrinsics, config, support)
+
+
+def build_view(
+    H_grid: FloatArray, radius: float, lay: LayoutFit, size_wh: tuple[int, int],
+    intrinsics: Intrinsics | None, config: LocateConfig, support: float,
+) -> BoardView:
+    """BoardView from a grid homography (full-resolution pixels) and a layout."""
+    p = config.nominal_pitch_m
+    B = board_to_grid(lay.rotation_deg)
+    # board metres -> pitch units -> grid -> pixels
+    H_board = H_grid @ B @ np.diag([1.0 / p, 1.0 / p, 1.0])
+    if intrinsics is None:
+        intr, _estimated = intrinsics_for(
+            H_board, size_wh, config.default_hfov_deg, config.hfov_range_deg,
+            config.max_focal_elevation_deg,
+        )
+    else:
+        intr = intrinsics
+    pose = pose_from_homography(H_board, intr.matrix)
+    if pose.camera_center[2] < 0:
+        # The lattice was found mirrored (rows counted the other way): flip it.
+        H_board = H_grid @ _MIRROR @ B @ np.diag([1.0 / p, 1.0 / p, 1.0])
+        pose = pose_from_homography(H_board, intr.matrix)
+    spec = BoardSpec(
+        side_m=lay.side * p,
+        cell_pitch_m=p,
+        cell_diameter_m=2.0 * radius * p,
+        grid_rotation_deg=lay.rotation_deg,
+        big_circle_radius_m=lay.big_circle * p,
+    )
+    return BoardView(Camera(intr, pose), spec, calibrated=intrinsics is not None,
+                     score=float(support))

@@ -1,0 +1,171 @@
+"""Fitting the grid homography to the image's ring edges, and measuring how well it fits.
+
+Each of the 16 predicted rings is sampled at a few angles; along the image normal of the ring
+at each sample the intensity profile is read, and the strongest edge within a search distance
+is taken as where the ring really is. A homography is then fitted (robustly: pieces and hands
+give wrong edges) to the grid points and the found edge points, and the search distance
+shrinks. This is ICP for a known planar pattern; it needs no contour detection, so rings that
+were too faint or too broken to be candidates still pull the fit.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+from numpy.typing import NDArray
+
+from vision.locate.lattice import apply_h
+
+FloatArray = NDArray[np.float64]
+
+GRID_NODES = np.array([(m, n) for n in range(4) for m in range(4)], dtype=np.float64)
+
+
+@dataclass(frozen=True)
+class EdgeConfig:
+    """Knobs of the edge search; set from :class:`LocateConfig` by the finder."""
+
+    samples_per_ring: int = 24
+    #: Smallest directional intensity step (grey levels per pixel) that counts as an edge.
+    min_edge: float = 4.0
+    #: Profile step, pixels.
+    step_px: float = 0.5
+
+
+def ring_model_points(radius: float, n: int) -> tuple[FloatArray, FloatArray]:
+    """Grid-plane points on the 16 rings, (16 n, 2), and their outward unit radials."""
+    a = np.linspace(0.0, 2 * math.pi, n, endpoint=False)
+    radial = np.column_stack([np.cos(a), np.sin(a)])
+    pts = (GRID_NODES[:, None, :] + radius * radial[None, :, :]).reshape(-1, 2)
+    rad = np.tile(radial, (len(GRID_NODES), 1))
+    return pts, rad
+
+
+def image_normals(H: FloatArray, pts: FloatArray, radial: FloatArray, eps: float = 1e-3) -> FloatArray:
+    """Unit image directions of small steps along ``radial`` from ``pts`` (grid plane)."""
+    p0 = apply_h(H, pts)
+    p1 = apply_h(H, pts + eps * radial)
+    d = p1 - p0
+    return d / np.maximum(np.hypot(d[:, 0], d[:, 1]), 1e-12)[:, None]
+
+
+def edge_search(
+    gray_f: NDArray[np.float32], pts_px: FloatArray, normals: FloatArray, reach_px: float,
+    config: EdgeConfig,
+) -> tuple[FloatArray, FloatArray]:
+    """Strongest edge along each normal within ``reach_px``.
+
+    Parameters
+    ----------
+    gray_f : (H, W) float32
+        Smoothed grey image.
+    pts_px, normals : (N, 2) float
+        Start points (pixels) and unit search directions.
+    reach_px : float
+        Search half-length.
+    config : EdgeConfig
+
+    Returns
+    -------
+    offset : (N,) float
+        Signed sub-pixel offset of the edge along the normal (NaN where none).
+    strength : (N,) float
+        Its directional gradient magnitude (grey levels per pixel).
+    """
+    s = config.step_px
+    t = np.arange(-reach_px - s, reach_px + s + 1e-9, s)
+    xs = (pts_px[:, 0:1] + normals[:, 0:1] * t[None, :]).astype(np.float32)
+    ys = (pts_px[:, 1:2] + normals[:, 1:2] * t[None, :]).astype(np.float32)
+    prof = cv2.remap(gray_f, xs, ys, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    d = np.abs(prof[:, 2:] - prof[:, :-2]) / (2 * s)
+    tt = t[1:-1]
+    # Prefer edges near the prediction a little, so a stronger edge far away does not win
+    # over the ring right where it should be.
+    w = 1.0 - 0.3 * (np.abs(tt) / max(reach_px, 1e-9))
+    k = np.argmax(d * w[None, :], axis=1)
+    rows = np.arange(len(k))
+    strength = d[rows, k]
+    # Parabolic sub-sample peak.
+    km = np.clip(k - 1, 0, d.shape[1] - 1)
+    kp = np.clip(k + 1, 0, d.shape[1] - 1)
+    y0, y1, y2 = d[rows, km], strength, d[rows, kp]
+    den = y0 - 2 * y1 + y2
+    frac = np.where(np.abs(den) > 1e-9, 0.5 * (y0 - y2) / np.where(den == 0, 1, den), 0.0)
+    frac = np.clip(frac, -0.5, 0.5)
+    offset = tt[k] + frac * s
+    offset = np.where(strength >= config.min_edge, offset, np.nan)
+    return offset, strength
+
+
+def fit_rings(
+    gray_f: NDArray[np.float32], H: FloatArray, radius: float, reaches: tuple[float, ...],
+    config: EdgeConfig,
+) -> tuple[FloatArray, float, float]:
+    """Refine a grid homography and ring radius against the image's ring edges.
+
+    Parameters
+    ----------
+    gray_f : (H, W) float32
+        Smoothed grey image in the pixel frame of ``H``.
+    H : (3, 3) float
+        Grid (m, n) -> pixel homography; ring (m, n) centred at (m, n).
+    radius : float
+        Ring radius over pitch.
+    reaches : tuple of float
+        Search half-lengths (pixels) of the successive rounds, decreasing.
+    config : EdgeConfig
+
+    Returns
+    -------
+    H : (3, 3) float
+    radius : float
+    support : float
+        Share of sample points with an edge within 1.5 px of the fitted rings (0..1).
+    """
+    for reach in reaches:
+        pts, rad = ring_model_points(radius, config.samples_per_ring)
+        px = apply_h(H, pts)
+        nrm = image_normals(H, pts, rad)
+        off, _ = edge_search(gray_f, px, nrm, reach, config)
+        good = np.isfinite(off)
+        if good.sum() < 12:
+            break
+        target = px[good] + nrm[good] * off[good, None]
+        thr = max(1.0, 0.35 * reach)
+        Hn, mask = cv2.findHomography(pts[good], target, cv2.RANSAC, thr, maxIters=200)
+        if Hn is None or mask is None or mask.sum() < 12:
+            break
+        inl = mask.ravel().astype(bool)
+        # Least-squares refit on the RANSAC inliers only.
+        Hn2, _ = cv2.findHomography(pts[good][inl], target[inl], 0)
+        H = Hn2 if Hn2 is not None else Hn
+        # Ring radius: median distance of the matched edges from their ring centres.
+        back = apply_h(np.linalg.inv(H), target[inl])
+        centre = GRID_NODES[np.flatnonzero(good)[inl] // config.samples_per_ring]
+        r = float(np.median(np.hypot(*(back - centre).T)))
+        if 0.2 < r < 0.48:
+            radius = r
+    return H, radius, ring_support(gray_f, H, radius, config)
+
+
+def ring_support(gray_f: NDArray[np.float32], H: FloatArray, radius: float, config: EdgeConfig,
+                 tol_px: float = 1.5) -> float:
+    """Share of predicted ring points with an image edge within ``tol_px`` of them."""
+    pts, rad = ring_model_points(radius, config.samples_per_ring)
+    px = apply_h(H, pts)
+    nrm = image_normals(H, pts, rad)
+    off, _ = edge_search(gray_f, px, nrm, tol_px, config)
+    return float(np.isfinite(off).mean())
+
+
+def per_ring_support(gray_f: NDArray[np.float32], H: FloatArray, radius: float,
+                     config: EdgeConfig, tol_px: float = 1.5) -> FloatArray:
+    """(16,) share of each ring's sample points on an edge."""
+    pts, rad = ring_model_points(radius, config.samples_per_ring)
+    px = apply_h(H, pts)
+    nrm = image_normals(H, pts, rad)
+    off, _ = edge_search(gray_f, px, nrm, tol_px, config)
+    return np.isfinite(off).reshape(16, -1).mean(axis=1)

@@ -1,0 +1,188 @@
+"""From candidate ellipses to 4x4 lattice hypotheses.
+
+The 16 cell rings sit on a square lattice. Locally, perspective is an affine map, and a ring's
+ellipse *is* that affine map applied to a circle: "whitening" the image with the ellipse's
+shape turns the neighbourhood into a top-down view up to a rotation and a scale. Two
+neighbouring rings therefore give the whole local lattice: the step to the neighbour, and the
+same step turned by 90 degrees in the whitened frame. Other candidates that fall on the
+predicted lattice are counted, and a homography is fitted to the best-supported hypotheses.
+
+Grid coordinates: ring (m, n) has its centre at (m, n), m and n in 0..3 once a 4x4 window is
+chosen; the homography ``H`` maps grid coordinates to work-image pixels.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+from numpy.typing import NDArray
+
+from vision.locate.candidates import Ellipse
+from vision.locate.config import LocateConfig
+
+FloatArray = NDArray[np.float64]
+
+_SPAN = 4  # rings per side
+
+
+@dataclass(frozen=True)
+class LatticeHypothesis:
+    """A grid homography supported by ``inliers`` candidate rings at integer ``grid`` nodes."""
+
+    H: FloatArray
+    grid: NDArray[np.int64]
+    inliers: int
+    radius: float  # ring radius over pitch
+
+
+def apply_h(H: FloatArray, pts: FloatArray) -> FloatArray:
+    """Map (N, 2) points through a 3x3 homography."""
+    p = np.asarray(pts, dtype=np.float64).reshape(-1, 2)
+    q = p @ H[:, :2].T + H[:, 2]
+    return q[:, :2] / q[:, 2:3]
+
+
+def _affine_h(origin: FloatArray, e1: FloatArray, e2: FloatArray) -> FloatArray:
+    return np.array([[e1[0], e2[0], origin[0]], [e1[1], e2[1], origin[1]], [0.0, 0.0, 1.0]])
+
+
+def _seed_pairs(ells: list[Ellipse], config: LocateConfig) -> list[tuple[int, int, float]]:
+    """Pairs (i, j) whose distance, in i's whitened frame, is one lattice step."""
+    centers = np.array([e.center for e in ells])
+    axes = np.array([e.a for e in ells])
+    pairs: list[tuple[int, int, float]] = []
+    for i, e in enumerate(ells):
+        W = e.whitening()
+        d = (centers - e.center) @ W.T
+        dist = np.hypot(d[:, 0], d[:, 1])
+        size = axes / e.a
+        ok = (dist >= config.min_pitch_over_radius) & (dist <= config.max_pitch_over_radius)
+        ok &= (size > 0.7) & (size < 1.43)
+        for j in np.flatnonzero(ok):
+            if j != i:
+                # Better pairs first: good fits, similar shapes.
+                cost = e.residual + ells[j].residual + abs(ells[j].ratio - e.ratio)
+                pairs.append((i, int(j), cost))
+    pairs.sort(key=lambda p: p[2])
+    return pairs[: config.max_seed_pairs]
+
+
+def _collect(
+    H: FloatArray, ells: list[Ellipse], centers: FloatArray, radius: float, config: LocateConfig
+) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+    """Candidates lying on integer nodes of the lattice ``H`` with the predicted ring size.
+
+    Returns the indices of the candidates and their integer grid nodes.
+    """
+    Hinv = np.linalg.inv(H)
+    g = apply_h(Hinv, centers)
+    node = np.rint(g)
+    err = np.hypot(*(g - node).T)
+    ok = err < config.inlier_tol_pitch
+    ok &= np.all(np.abs(node) <= 2 * _SPAN, axis=1)
+    idx = np.flatnonzero(ok)
+    if len(idx) == 0:
+        return idx, np.zeros((0, 2), np.int64)
+    # Expected ring size there: the image of a radius-sized step around the node.
+    keep = []
+    for k in idx:
+        n0 = node[k]
+        p = apply_h(H, np.array([n0, n0 + (radius, 0.0), n0 + (0.0, radius)]))
+        expected = math.sqrt(abs(np.cross(p[1] - p[0], p[2] - p[0])))
+        e = ells[k]
+        got = math.sqrt(e.a * e.b)
+        if abs(got / expected - 1.0) < config.size_tol:
+            keep.append(k)
+    idx = np.array(keep, dtype=np.int64)
+    nodes = node[idx].astype(np.int64)
+    # One candidate per node: the closest.
+    best: dict[tuple[int, int], int] = {}
+    for k, nd in zip(idx, nodes, strict=True):
+        key = (int(nd[0]), int(nd[1]))
+        if key not in best or err[k] < err[best[key]]:
+            best[key] = int(k)
+    sel = np.array(sorted(best.values()), dtype=np.int64)
+    return sel, node[sel].astype(np.int64)
+
+
+def lattice_hypotheses(ells: list[Ellipse], config: LocateConfig, keep: int = 4) -> list[LatticeHypothesis]:
+    """The best-supported lattice hypotheses, most inliers first.
+
+    Parameters
+    ----------
+    ells : list of Ellipse
+        Candidate rings (work pixels), best first.
+    config : LocateConfig
+        Lattice tolerances.
+    keep : int
+        How many distinct hypotheses to return.
+
+    Returns
+    -------
+    list of LatticeHypothesis
+        Grid nodes are not yet placed in a 4x4 window (they may be negative or exceed 3).
+    """
+    if len(ells) < 2:
+        return []
+    centers = np.array([e.center for e in ells])
+    results: list[LatticeHypothesis] = []
+    seen: set[frozenset[int]] = set()
+    for i, j, _ in _seed_pairs(ells, config):
+        e = ells[i]
+        W = e.whitening()
+        Winv = np.linalg.inv(W)
+        v1 = W @ (centers[j] - e.center)
+        radius = 1.0 / float(np.hypot(*v1))
+        v2 = np.array([-v1[1], v1[0]])
+        H = _affine_h(e.center, centers[j] - e.center, Winv @ v2)
+        idx, nodes = _collect(H, ells, centers, radius, config)
+        if len(idx) < 3:
+            continue
+        key = frozenset(idx.tolist())
+        if key in seen:
+            continue
+        seen.add(key)
+        # Refit with all inliers (homography from 4 on), collect again.
+        for _ in range(2):
+            if len(idx) >= 4:
+                Hn, _m = cv2.findHomography(nodes.astype(np.float64), centers[idx], 0)
+                if Hn is None:
+                    break
+                H = Hn
+            idx2, nodes2 = _collect(H, ells, centers, radius, config)
+            if len(idx2) <= len(idx):
+                break
+            idx, nodes = idx2, nodes2
+        span = nodes.max(axis=0) - nodes.min(axis=0)
+        if np.any(span >= _SPAN):
+            continue  # more than 4 rings in a row: not (only) a Quarto grid
+        results.append(LatticeHypothesis(H, nodes, len(idx), radius))
+    results.sort(key=lambda h: -h.inliers)
+    distinct: list[LatticeHypothesis] = []
+    for h in results:
+        c = apply_h(h.H, np.array([[1.5, 1.5]]))[0]
+        if all(np.linalg.norm(c - apply_h(d.H, np.array([[1.5, 1.5]]))[0]) > 1.0 or
+               d.inliers != h.inliers for d in distinct):
+            distinct.append(h)
+        if len(distinct) >= keep:
+            break
+    return distinct
+
+
+def window_offsets(grid: NDArray[np.int64]) -> list[tuple[int, int]]:
+    """Every shift putting all ``grid`` nodes inside 0..3 x 0..3."""
+    lo, hi = grid.min(axis=0), grid.max(axis=0)
+    return [
+        (int(dx), int(dy))
+        for dx in range(-int(lo[0]), _SPAN - int(hi[0]))
+        for dy in range(-int(lo[1]), _SPAN - int(hi[1]))
+    ]
+
+
+def shift_h(H: FloatArray, offset: tuple[int, int]) -> FloatArray:
+    """Homography for grid coordinates shifted by ``offset`` (node g becomes g + offset)."""
+    T = np.array([[1.0, 0.0, -offset[0]], [0.0, 1.0, -offset[1]], [0.0, 0.0, 1.0]])
+    return H @ T
