@@ -41,9 +41,11 @@ class LocateConfig:
 
     # --- lattice ---------------------------------------------------------------------------
     #: Neighbouring cell distance over ring radius: 2 x pitch / diameter; Gigamic 2.2,
-    #: home-made axis boards up to 2.9. The search allows a margin on both sides.
+    #: home-made axis boards up to 2.8. The upper limit must stay below the diagonal
+    #: neighbour of a Gigamic grid (2.2 x sqrt 2 = 3.1), or the half-density diagonal lattice
+    #: would be taken for the board.
     min_pitch_over_radius: float = 1.9
-    max_pitch_over_radius: float = 3.4
+    max_pitch_over_radius: float = 2.95
     #: A candidate joins the lattice when within this share of a pitch of its predicted place.
     inlier_tol_pitch: float = 0.22
     #: Its axes must agree with the ring the lattice predicts there within this ratio.
@@ -70,6 +72,9 @@ class LocateConfig:
     #: Weakest intensity step (grey levels per pixel) taken as a ring edge: above sensor
     #: noise after smoothing, below the contrast of a faint engraved ring.
     min_edge_step: float = 4.0
+    #: Largest ratio of opposite sides of the 4x4 grid's image: a wide lens close to the
+    #: board at 25 degrees elevation gives about 2.
+    max_foreshortening: float = 3.0
     #: Board side over pitch searched per layout (Gigamic about 5.5, home-made about 4.5).
     diagonal_side_range: tuple[float, float] = (5.0, 6.3)
     axis_side_range: tuple[float, float] = (3.9, 5.2)

@@ -25,7 +25,7 @@ from vision.geometry.board_view import BoardNotFound, BoardView
 from vision.geometry.camera import Camera, Intrinsics
 from vision.locate.candidates import find_ellipses
 from vision.locate.config import LocateConfig
-from vision.locate.fit import EdgeConfig, fit_rings, ring_support
+from vision.locate.fit import EdgeConfig, best_window, fit_rings, plausible_grid, ring_support
 from vision.locate.lattice import apply_h, lattice_hypotheses, shift_h, window_offsets
 from vision.locate.layout import LayoutFit, board_to_grid, fit_layout
 from vision.locate.pose import intrinsics_for, pose_from_homography
@@ -67,10 +67,20 @@ def fit_grid(gray_work: NDArray[np.float32], hyps: list, config: LocateConfig,
             scored.append((ring_support(gray_work, H, hyp.radius, edge, tol_px=2.0), H, hyp.radius))
     scored.sort(key=lambda s: -s[0])
     best: tuple[FloatArray, float, float] | None = None
+    size_wh = (gray_work.shape[1], gray_work.shape[0])
     for _, H, radius in scored[: config.max_refined_hypotheses]:
         pitch = _pitch_px(H)
         reaches = tuple(max(1.0, f * pitch) for f in config.reach_schedule)
         Hf, rf, sup = fit_rings(gray_work, H, radius, reaches, edge)
+        for _round in range(2):
+            dx, dy = best_window(gray_work, Hf, rf, edge)
+            if (dx, dy) == (0, 0):
+                break
+            # Node (dx, dy) of the old grid becomes the new origin.
+            Hf = Hf @ np.array([[1.0, 0.0, dx], [0.0, 1.0, dy], [0.0, 0.0, 1.0]])
+            Hf, rf, sup = fit_rings(gray_work, Hf, rf, reaches[-2:], edge)
+        if not plausible_grid(Hf, size_wh, config.min_ring_axis_px, config.max_foreshortening):
+            continue
         if best is None or sup > best[2]:
             best = (Hf, rf, sup)
     return best
@@ -125,6 +135,8 @@ def find_board(
     full_f = cv2.GaussianBlur(gray.astype(np.float32), (0, 0), config.full_smooth_sigma_px)
     if scale < 1.0:
         H, radius, support = fit_rings(full_f, H, radius, config.full_res_reaches_px, edge)
+        if not plausible_grid(H, (w, h), config.min_ring_axis_px, config.max_foreshortening):
+            return BoardNotFound("grid fit degenerated at full resolution")
     lay = fit_layout(work_f, np.linalg.inv(S) @ H, config, edge)
     return build_view(H, radius, lay, (w, h), intrinsics, config, support)
 

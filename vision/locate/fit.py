@@ -102,7 +102,7 @@ def edge_search(
 
 def fit_rings(
     gray_f: NDArray[np.float32], H: FloatArray, radius: float, reaches: tuple[float, ...],
-    config: EdgeConfig,
+    config: EdgeConfig, radius_range: tuple[float, float] = (0.34, 0.53),
 ) -> tuple[FloatArray, float, float]:
     """Refine a grid homography and ring radius against the image's ring edges.
 
@@ -117,6 +117,8 @@ def fit_rings(
     reaches : tuple of float
         Search half-lengths (pixels) of the successive rounds, decreasing.
     config : EdgeConfig
+    radius_range : (float, float)
+        Ring radius over pitch accepted from the edges (else the previous one is kept).
 
     Returns
     -------
@@ -146,7 +148,7 @@ def fit_rings(
         back = apply_h(np.linalg.inv(H), target[inl])
         centre = GRID_NODES[np.flatnonzero(good)[inl] // config.samples_per_ring]
         r = float(np.median(np.hypot(*(back - centre).T)))
-        if 0.2 < r < 0.48:
+        if radius_range[0] < r < radius_range[1]:
             radius = r
     return H, radius, ring_support(gray_f, H, radius, config)
 
@@ -169,3 +171,62 @@ def per_ring_support(gray_f: NDArray[np.float32], H: FloatArray, radius: float,
     nrm = image_normals(H, pts, rad)
     off, _ = edge_search(gray_f, px, nrm, tol_px, config)
     return np.isfinite(off).reshape(16, -1).mean(axis=1)
+
+
+def plausible_grid(H: FloatArray, size_wh: tuple[int, int], min_pitch_px: float,
+                   max_foreshortening: float) -> bool:
+    """False for homographies no camera looking at a 4x4 grid would give.
+
+    The extended grid (one ring beyond each side) must be in front of the camera, its image
+    convex with a consistent orientation, the cell pitch at least ``min_pitch_px`` and the
+    ratio of opposite side lengths of the 4x4 at most ``max_foreshortening``; the grid centre
+    must be inside the image.
+    """
+    if not np.all(np.isfinite(H)):
+        return False
+    ext = np.array([[-1.0, -1.0], [4.0, -1.0], [4.0, 4.0], [-1.0, 4.0]])
+    wz = ext @ H[2, :2] + H[2, 2]
+    if not (np.all(wz > 0) or np.all(wz < 0)):
+        return False
+    q = apply_h(H, np.array([[0.0, 0.0], [3.0, 0.0], [3.0, 3.0], [0.0, 3.0]]))
+    edges = np.roll(q, -1, axis=0) - q
+    cross = edges[:, 0] * np.roll(edges, -1, axis=0)[:, 1] - edges[:, 1] * np.roll(edges, -1, axis=0)[:, 0]
+    if not (np.all(cross > 0) or np.all(cross < 0)):
+        return False
+    lengths = np.hypot(edges[:, 0], edges[:, 1])
+    if lengths.min() < 3 * min_pitch_px:
+        return False
+    if max(lengths[0] / lengths[2], lengths[2] / lengths[0], lengths[1] / lengths[3],
+           lengths[3] / lengths[1]) > max_foreshortening:
+        return False
+    c = apply_h(H, np.array([[1.5, 1.5]]))[0]
+    return bool(0 <= c[0] < size_wh[0] and 0 <= c[1] < size_wh[1])
+
+
+def best_window(gray_f: NDArray[np.float32], H: FloatArray, radius: float,
+                config: EdgeConfig) -> tuple[int, int]:
+    """Shift of the 4x4 window, within one ring, that holds the most ring support.
+
+    A lattice found from a few rings can be placed one row or column off; rings just outside
+    the true board have little support (or are not there at all), so the window with the
+    largest summed support over a 6x6 extended lattice is the board.
+    """
+    ext_nodes = np.array([(m, n) for n in range(-1, 5) for m in range(-1, 5)], dtype=np.float64)
+    a = np.linspace(0.0, 2 * math.pi, config.samples_per_ring, endpoint=False)
+    radial = np.column_stack([np.cos(a), np.sin(a)])
+    pts = (ext_nodes[:, None, :] + radius * radial[None, :, :]).reshape(-1, 2)
+    rad = np.tile(radial, (len(ext_nodes), 1))
+    px = apply_h(H, pts)
+    h, w = gray_f.shape
+    inside = (px[:, 0] >= 0) & (px[:, 0] < w) & (px[:, 1] >= 0) & (px[:, 1] < h)
+    nrm = image_normals(H, pts, rad)
+    off, _ = edge_search(gray_f, px, nrm, 1.5, config)
+    hit = (np.isfinite(off) & inside).reshape(36, -1).mean(axis=1)
+    sup = hit.reshape(6, 6)  # [n + 1, m + 1]
+    best, best_off = float(sup[1:5, 1:5].sum()), (0, 0)
+    for oy in range(3):
+        for ox in range(3):
+            s = float(sup[oy : oy + 4, ox : ox + 4].sum())
+            if s > best + 1e-9:
+                best, best_off = s, (ox - 1, oy - 1)
+    return best_off
