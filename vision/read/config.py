@@ -1,0 +1,97 @@
+"""Every threshold of the cell reader, with its physical meaning, in one typed object.
+
+Sizes are given relative to the board's cell ring diameter (read from the ``BoardSpec``) or to
+the piece footprint width ``F``, never in pixels, so one configuration serves every camera
+distance and resolution. Piece sizes vary between sets; the reader never reads them from a
+label: it searches over the ranges below and decides heights relative to the other pieces.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+
+
+@dataclass(frozen=True)
+class ReaderConfig:
+    """Knobs of :func:`vision.read.read_cells`. Validated on construction."""
+
+    # -- piece size model (relative; sets differ) ------------------------------------------
+    #: Nominal footprint width F as a share of the cell ring diameter. Sets measured so far
+    #: span 0.62 (issue 3 spec) to 0.85 (photoreal sets); the middle keeps the sampling
+    #: offsets below valid for both ends.
+    footprint_frac_of_ring: float = 0.72
+    #: Range of piece heights searched, in footprint widths F: short pieces are 0.9-1.5 F,
+    #: tall ones 1.5-2.1 times that, so 0.55-3.4 F covers every set with margin.
+    min_height_f: float = 0.55
+    max_height_f: float = 3.4
+    #: Number of candidate heights in that range (a step of about 0.1 F).
+    n_heights: int = 30
+    #: Absolute short/tall boundary in F, used only when the board does not show two height
+    #: groups (e.g. one piece): halfway (geometric mean) between a typical short 1.05 F and a
+    #: typical tall 2.1 F.
+    tall_threshold_f: float = 1.5
+    #: Two height groups are real when their heights differ by this factor (sets: 1.5-2.1).
+    min_tall_short_ratio: float = 1.35
+
+    # -- sampling ---------------------------------------------------------------------------
+    #: Half-angle of the far rim arc used for the top edge (degrees from the away direction).
+    far_arc_half_angle_deg: float = 70.0
+    #: Points on that arc.
+    n_arc_points: int = 9
+    #: Inner / outer sample offsets across a silhouette edge, in F. The inner one stays
+    #: between the rim and a hole (hole diameter 0.55-0.67 F leaves a 0.16-0.22 F rim).
+    edge_in_offset_f: float = 0.12
+    edge_out_offset_f: float = 0.22
+    #: Gaussian blur before sampling, in F (suppresses wood grain and sensor noise).
+    blur_f: float = 0.04
+
+    # -- occupancy --------------------------------------------------------------------------
+    #: Colour distance (CIE Lab units) between a cell's footprint and the bare board around it
+    #: above which the cell looks occupied; soft, the logistic width is the next knob.
+    occupancy_lab_distance: float = 14.0
+    occupancy_lab_width: float = 4.0
+    #: Top-edge contrast (Lab units) typical of a piece's silhouette against the board.
+    occupancy_edge_contrast: float = 16.0
+    occupancy_edge_width: float = 5.0
+
+    # -- top face ---------------------------------------------------------------------------
+    #: Below this foreshortening (sine of the viewing elevation at the top face) the top face
+    #: is too thin to read a hole or a square corner: 0.26 = 15 degrees.
+    min_top_sine: float = 0.26
+    #: Hole: darkening of the hole centre relative to the top rim, as a share of the rim's
+    #: lightness, that marks a hollow piece (a pit 0.25 F deep is in its own shadow).
+    hole_darkening: float = 0.18
+    hole_darkening_width: float = 0.06
+
+    # -- colour -----------------------------------------------------------------------------
+    #: Two colour groups are real when their lightness differs by this many Lab units.
+    min_colour_gap_l: float = 12.0
+    #: Lightness relative to the scene's bright reference above which a lone piece is light.
+    lone_piece_light_ratio: float = 0.55
+
+    # -- visibility -------------------------------------------------------------------------
+    #: Below this visible fraction a piece's attributes are reported unknown.
+    min_visible_fraction: float = 0.35
+    #: Probability below which an occupancy is reported empty.
+    occupied_probability: float = 0.5
+
+    def __post_init__(self) -> None:
+        for f in fields(self):
+            value = getattr(self, f.name)
+            if isinstance(value, (int, float)) and value < 0:
+                raise ValueError(f"ReaderConfig.{f.name} must be >= 0, got {value!r}")
+        if not self.min_height_f < self.tall_threshold_f < self.max_height_f:
+            raise ValueError(
+                "ReaderConfig: need min_height_f < tall_threshold_f < max_height_f, got "
+                f"{self.min_height_f}, {self.tall_threshold_f}, {self.max_height_f}"
+            )
+        if self.n_heights < 4 or self.n_arc_points < 3:
+            raise ValueError(
+                f"ReaderConfig: n_heights >= 4 and n_arc_points >= 3 needed, got "
+                f"{self.n_heights}, {self.n_arc_points}"
+            )
+        if not 0.0 < self.occupied_probability < 1.0:
+            raise ValueError(
+                f"ReaderConfig.occupied_probability must be in (0, 1), got "
+                f"{self.occupied_probability!r}"
+            )

@@ -1,0 +1,154 @@
+"""Joint decoding: the 16 pieces are all different, so the pieces on the board are an
+assignment of distinct pieces to the occupied cells, not independent guesses.
+
+Each occupied cell gives independent attribute odds; the log-likelihood of piece ``k`` on cell
+``i`` is the sum over the *readable* attributes of ``log p`` or ``log (1 - p)``. The best
+assignment (Hungarian algorithm, numpy only) picks distinct pieces. An attribute that could not
+be read stays unknown unless the other cells force it: when every piece still available that
+agrees with what was read shares one value, that value is no guess.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import NDArray
+
+from vision.rules.pieces import ALL_PIECES, ATTRIBUTES, Piece
+
+#: Odds are clipped to this range so one overconfident reading cannot veto an assignment.
+_P_MIN = 0.02
+
+FloatArray = NDArray[np.float64]
+
+
+@dataclass(frozen=True)
+class DecodedPiece:
+    """The piece assigned to one cell, which attributes are known, and the confidence."""
+
+    piece: Piece
+    known: frozenset[str]
+    confidence: float
+
+
+def hungarian(cost: FloatArray) -> NDArray[np.int64]:
+    """Minimum-cost assignment of the rows of ``cost`` (n x m, n <= m) to distinct columns.
+
+    Returns the (n,) column chosen for each row. Shortest augmenting paths with potentials,
+    O(n^2 m); fine for the 16 x 16 problems here.
+    """
+    c = np.asarray(cost, dtype=np.float64)
+    if c.ndim != 2 or c.shape[0] > c.shape[1]:
+        raise ValueError(f"cost must be an n x m array with n <= m, got shape {c.shape}")
+    n, m = c.shape
+    inf = np.inf
+    u = np.zeros(n + 1)
+    v = np.zeros(m + 1)
+    p = np.zeros(m + 1, dtype=np.int64)  # p[j]: row (1-based) matched to column j
+    way = np.zeros(m + 1, dtype=np.int64)
+    for i in range(1, n + 1):
+        p[0] = i
+        j0 = 0
+        minv = np.full(m + 1, inf)
+        used = np.zeros(m + 1, dtype=bool)
+        while True:
+            used[j0] = True
+            i0 = p[j0]
+            cur = c[i0 - 1, :] - u[i0] - v[1:]
+            free = ~used[1:]
+            better = free & (cur < minv[1:])
+            minv[1:][better] = cur[better]
+            way[1:][better] = j0
+            cand = np.where(free, minv[1:], inf)
+            j1 = int(np.argmin(cand)) + 1
+            delta = cand[j1 - 1]
+            u[p[used]] += delta
+            v[used] -= delta
+            minv[1:][free] -= delta
+            j0 = j1
+            if p[j0] == 0:
+                break
+        while j0:
+            j1 = int(way[j0])
+            p[j0] = p[j1]
+            j0 = j1
+    result = np.zeros(n, dtype=np.int64)
+    for j in range(1, m + 1):
+        if p[j]:
+            result[p[j] - 1] = j - 1
+    return result
+
+
+def piece_log_likelihood(odds: Sequence[Mapping[str, float | None]]) -> FloatArray:
+    """(n, 16) log-likelihood of each of the 16 pieces for each cell's attribute odds."""
+    ll = np.zeros((len(odds), len(ALL_PIECES)))
+    bits = np.array([[p.value(a) == _second(a) for a in ATTRIBUTES] for p in ALL_PIECES])
+    for i, cell_odds in enumerate(odds):
+        for j, attr in enumerate(ATTRIBUTES):
+            prob = cell_odds.get(attr)
+            if prob is None:
+                continue
+            q = float(np.clip(prob, _P_MIN, 1.0 - _P_MIN))
+            ll[i] += np.where(bits[:, j], np.log(q), np.log(1.0 - q))
+    return ll
+
+
+def decode_pieces(odds: Sequence[Mapping[str, float | None]]) -> list[DecodedPiece]:
+    """Assign distinct pieces to cells given each cell's attribute odds.
+
+    Parameters
+    ----------
+    odds : one mapping per occupied cell (at most 16): attribute -> probability of its second
+        value, or ``None`` when unreadable.
+
+    Returns
+    -------
+    One ``DecodedPiece`` per input, in order. With more than 16 inputs (an impossible board) the
+    extra cells are decoded independently.
+    """
+    n = len(odds)
+    if n == 0:
+        return []
+    ll = piece_log_likelihood(odds)
+    if n <= len(ALL_PIECES):
+        cols = hungarian(-ll)
+    else:
+        cols = np.argmax(ll, axis=1)
+    taken = set(int(c) for c in cols)
+    out = []
+    for i in range(n):
+        piece = ALL_PIECES[int(cols[i])]
+        # Pieces this cell could hold: its own, or any piece no other cell holds.
+        pool = [ALL_PIECES[k] for k in range(len(ALL_PIECES)) if k == cols[i] or k not in taken]
+        known = set()
+        conf = 1.0
+        for attr in ATTRIBUTES:
+            prob = odds[i].get(attr)
+            value = piece.value(attr)
+            if prob is not None:
+                known.add(attr)
+                q = float(prob) if value == _second(attr) else 1.0 - float(prob)
+                conf *= q
+            else:
+                # Forced when every still-available piece that matches the readable attributes
+                # has the same value here.
+                compatible = [
+                    p for p in pool
+                    if all(
+                        odds[i].get(a) is None or p.value(a) == piece.value(a)
+                        for a in ATTRIBUTES
+                    )
+                ]
+                if all(p.value(attr) == value for p in compatible):
+                    known.add(attr)
+        unknown = len(ATTRIBUTES) - len(known)
+        out.append(DecodedPiece(piece, frozenset(known), conf * 0.5**unknown))
+    return out
+
+
+def _second(attribute: str) -> str:
+    from vision.rules.pieces import VALUES
+
+    return VALUES[attribute][1]

@@ -1,0 +1,78 @@
+"""Pixel sampling for the reader: one colour conversion of the board's neighbourhood, then
+bilinear look-ups at projected points.
+
+The reader never scans whole images: it converts the part of the frame that can hold the board
+and its pieces to CIE Lab (float, L in 0..100), blurs it lightly, and samples it at the few
+thousand points the piece hypotheses predict. Lab makes colour distances roughly perceptual, so
+"different from the board" means the same under a warm lamp and a cold window.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+from numpy.typing import NDArray
+
+FloatArray = NDArray[np.float64]
+
+
+@dataclass(frozen=True)
+class LabPatch:
+    """A Lab (float32) crop of the frame; ``origin_xy`` is its top-left pixel in the frame."""
+
+    lab: NDArray[np.float32]
+    origin_xy: tuple[int, int]
+
+    def sample(self, points_xy: FloatArray) -> tuple[NDArray[np.float32], NDArray[np.bool_]]:
+        """Bilinear Lab values at (..., 2) frame pixels; returns (..., 3) values and a (...)
+        mask that is False where a point falls outside the frame crop."""
+        pts = np.asarray(points_xy, dtype=np.float64)
+        shape = pts.shape[:-1]
+        flat = pts.reshape(-1, 2)
+        x = (flat[:, 0] - self.origin_xy[0]).astype(np.float32)
+        y = (flat[:, 1] - self.origin_xy[1]).astype(np.float32)
+        h, w = self.lab.shape[:2]
+        valid = (x >= 0) & (y >= 0) & (x <= w - 1) & (y <= h - 1) & np.isfinite(x) & np.isfinite(y)
+        x = np.where(valid, x, 0).astype(np.float32)
+        y = np.where(valid, y, 0).astype(np.float32)
+        # remap maps are limited to 32767 columns: fold long point lists into rows.
+        n = len(x)
+        cols = 4096
+        rows = max(1, -(-n // cols))
+        pad = rows * cols - n
+        mx = np.concatenate([x, np.zeros(pad, np.float32)]).reshape(rows, cols)
+        my = np.concatenate([y, np.zeros(pad, np.float32)]).reshape(rows, cols)
+        out = cv2.remap(self.lab, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+        values = out.reshape(-1, 3)[:n]
+        return values.reshape(*shape, 3), valid.reshape(shape)
+
+
+def lab_patch(frame_bgr: NDArray[np.uint8], bbox_xyxy: tuple[float, float, float, float],
+              blur_sigma_px: float) -> LabPatch:
+    """Convert the ``bbox_xyxy`` part of ``frame_bgr`` (clipped to the frame) to blurred Lab.
+
+    Parameters
+    ----------
+    frame_bgr : (H, W, 3) uint8 BGR image.
+    bbox_xyxy : region that may hold the board and its pieces, frame pixels.
+    blur_sigma_px : Gaussian blur applied before conversion (0 for none).
+    """
+    h, w = frame_bgr.shape[:2]
+    x0 = int(np.clip(np.floor(bbox_xyxy[0]) - 2, 0, w - 1))
+    y0 = int(np.clip(np.floor(bbox_xyxy[1]) - 2, 0, h - 1))
+    x1 = int(np.clip(np.ceil(bbox_xyxy[2]) + 3, x0 + 1, w))
+    y1 = int(np.clip(np.ceil(bbox_xyxy[3]) + 3, y0 + 1, h))
+    crop = frame_bgr[y0:y1, x0:x1]
+    if blur_sigma_px > 0.3:
+        crop = cv2.GaussianBlur(crop, (0, 0), blur_sigma_px)
+    lab = cv2.cvtColor(crop.astype(np.float32) * np.float32(1.0 / 255.0), cv2.COLOR_BGR2Lab)
+    return LabPatch(lab, (x0, y0))
+
+
+def lab_distance(a: NDArray[np.float32], b: NDArray[np.float32],
+                 chroma_weight: float = 1.0) -> NDArray[np.float32]:
+    """Euclidean Lab distance over the last axis, chroma (a, b) weighted by ``chroma_weight``."""
+    d = a - b
+    return np.sqrt(d[..., 0] ** 2 + chroma_weight * (d[..., 1] ** 2 + d[..., 2] ** 2))

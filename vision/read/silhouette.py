@@ -1,0 +1,119 @@
+"""Height evidence: where the top of each piece's silhouette is.
+
+For a candidate height ``z`` the far half of the top rim (radius ``F/2`` at height ``z``) is the
+upper boundary of the silhouette seen from any camera above the board: just inside it lies the
+piece (its top face), just outside it the background. The two vertical side generators (at
+``+-F/2`` along ``side``) bound the body below the top. So for each cell and each candidate
+height we measure two contrasts across the predicted silhouette:
+
+- ``rim``: across the far top rim at ``z`` (peaks at the true height);
+- ``side``: across the side generators at ``z`` (high below the true height, low above it).
+
+Contrasts are Lab distances between a sample just inside and one just outside the predicted
+edge; the median over the rim points ignores a neighbour that happens to stand behind part of it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import NDArray
+
+from vision.geometry.board_view import BoardView
+from vision.read.config import ReaderConfig
+from vision.read.geometry import CellFrames, circle_points, project_grid
+from vision.read.sampling import LabPatch, lab_distance
+
+FloatArray = NDArray[np.float64]
+RAW = True
+
+
+@dataclass(frozen=True)
+class HeightProfiles:
+    """Edge contrasts per cell (16) and candidate height (K).
+
+    ``rim`` and ``side`` are (16, K) contrasts in Lab units; ``heights_m`` is (K,);
+    ``inside`` is (16, K, 3) the median Lab colour just inside the far rim (the top face).
+    """
+
+    heights_m: FloatArray
+    rim: FloatArray
+    side: FloatArray
+    inside: NDArray[np.float32]
+
+    def best_height_index(self) -> NDArray[np.int64]:
+        """(16,) index of the most likely top height: a strong rim edge with the body's side
+        edges below it and not above it."""
+        return np.asarray(np.argmax(self.score(), axis=1))
+
+    def score(self) -> FloatArray:
+        """(16, K) support for each height: rim contrast plus how much the side contrast drops
+        above that height compared with below it."""
+        side = self.side
+        k = side.shape[1]
+        csum = np.cumsum(side, axis=1)
+        below = csum / np.arange(1, k + 1)[None, :]
+        total = csum[:, -1:]
+        n_above = np.arange(k - 1, -1, -1)[None, :]
+        above = np.where(n_above > 0, (total - csum) / np.maximum(n_above, 1), 0.0)
+        return np.asarray(self.rim + 0.5 * (below - above))
+
+
+def height_profiles(
+    view: BoardView, frames: CellFrames, patch: LabPatch, config: ReaderConfig
+) -> HeightProfiles:
+    """Measure rim and side contrasts for every cell and candidate height."""
+    f = frames.footprint_m
+    heights = np.linspace(config.min_height_f * f, config.max_height_f * f, config.n_heights)
+    half = np.radians(config.far_arc_half_angle_deg)
+    arc = np.linspace(-half, half, config.n_arc_points)
+    r = f / 2.0
+    rim_in = project_grid(
+        view, circle_points(frames, r - config.edge_in_offset_f * f, heights, arc)
+    )
+    rim_out = project_grid(
+        view, circle_points(frames, r + config.edge_out_offset_f * f, heights, arc)
+    )
+    sides = np.array([np.pi / 2.0, -np.pi / 2.0])
+    # The side generator of a square piece turned 45 degrees lies at 0.71 F: sample wider.
+    side_in = project_grid(view, circle_points(frames, r - 0.15 * f, heights, sides))
+    side_out = project_grid(view, circle_points(frames, 0.75 * f, heights, sides))
+    # Seed: points that lie inside the silhouette of any piece at least 0.7 F tall: low on the
+    # near face, slightly inside it.
+    seed_h = np.array([0.2, 0.35, 0.5]) * f
+    seed_a = np.pi + np.radians(np.array([-35.0, 0.0, 35.0]))
+    seed_pts = project_grid(view, circle_points(frames, 0.3 * f, seed_h, seed_a))
+    seed_vals, _ = patch.sample(seed_pts.reshape(16, -1, 2))
+    seed = np.median(seed_vals, axis=1)  # (16, 3)
+    pts = np.concatenate([rim_in, rim_out, side_in, side_out], axis=2)
+    values, valid = patch.sample(pts)
+    j = len(arc)
+    v_rim_in, v_rim_out = values[:, :, :j], values[:, :, j : 2 * j]
+    v_side_in, v_side_out = values[:, :, 2 * j : 2 * j + 2], values[:, :, 2 * j + 2 :]
+    ok_rim = valid[:, :, :j] & valid[:, :, j : 2 * j]
+    ok_side = valid[:, :, 2 * j : 2 * j + 2] & valid[:, :, 2 * j + 2 :]
+    sd = seed[:, None, None, :]
+    cw = 2.0
+    if RAW:
+        d_rim = np.where(ok_rim, lab_distance(v_rim_in, v_rim_out, cw), np.nan)
+        d_side = np.where(ok_side, lab_distance(v_side_in, v_side_out, cw), np.nan)
+    else:
+        d_rim = np.where(
+            ok_rim,
+            lab_distance(v_rim_out, sd, cw) - lab_distance(v_rim_in, sd, cw),
+            np.nan,
+        )
+        d_side = np.where(
+            ok_side, lab_distance(v_side_out, sd, cw) - lab_distance(v_side_in, sd, cw), np.nan
+        )
+    rim = np.nan_to_num(np.nanmedian(_all_nan_safe(d_rim), axis=2))
+    side = np.nan_to_num(np.nanmean(_all_nan_safe(d_side), axis=2))
+    inside = np.median(v_rim_in, axis=2).astype(np.float32)
+    return HeightProfiles(heights, rim.astype(np.float64), side.astype(np.float64), inside)
+
+
+def _all_nan_safe(a: FloatArray) -> FloatArray:
+    """Replace rows that are entirely NaN by zeros so nan-reductions do not warn."""
+    bad = np.all(np.isnan(a), axis=-1, keepdims=True)
+    return np.where(bad, 0.0, a)
