@@ -1,0 +1,199 @@
+"""Frame-sequence tests: feed observations, compare the events and the frame they fire on."""
+
+import random
+
+import pytest
+
+from vision.live.tracker import StateTracker, TrackerConfig, readings_from_pieces
+from vision.read.observation import Observation
+from vision.rules import Board, Cell, Piece
+from vision.rules.lines import Rules
+
+FPS = 10.0
+DT = 1.0 / FPS
+
+
+class Feed:
+    """Drives a tracker through a scripted scene at FPS frames per second."""
+
+    def __init__(self, tracker=None):
+        self.tracker = tracker or StateTracker()
+        self.t = 0.0
+        self.pieces = {}
+        self.events = []
+
+    def frames(self, seconds, *, busy=False, obs=None, **kw):
+        out = []
+        for _ in range(round(seconds * FPS)):
+            o = obs if obs is not None else readings_from_pieces(self.pieces, **kw)
+            new = self.tracker.update(o, self.t, busy=busy)
+            for e in new:
+                e["_frame_t"] = self.t
+            out += new
+            self.t = round(self.t + DT, 6)
+        self.events += out
+        return out
+
+    def place(self, name, symbol, *, hand_s=1.0, settle_s=1.0, **kw):
+        self.frames(hand_s, busy=True)
+        self.pieces[Cell.from_name(name)] = Piece.from_symbol(symbol)
+        t_left = self.t
+        return t_left, self.frames(settle_s, **kw)
+
+
+def types(events):
+    return [e["type"] for e in events]
+
+
+def test_game_starts_on_empty_board_and_moves_commit_after_hand_leaves():
+    feed = Feed()
+    start = feed.frames(1.0)
+    assert types(start) == ["game_start"]
+    assert start[0]["_frame_t"] == pytest.approx(0.3)  # 0.25 s and 2 frames after the first
+    assert len(start[0]["cells"]) == 16
+    t_left, events = feed.place("b3", "DSSS")
+    assert types(events) == ["move"]
+    assert events[0]["name"] == "b3" and events[0]["index"] == 1
+    assert events[0]["piece"] == {"color": "dark", "shape": "square", "height": "short",
+                                  "top": "solid"}
+    assert 0.2 <= events[0]["_frame_t"] - t_left <= 0.5
+
+
+def test_busy_frames_never_commit_even_with_a_new_reading():
+    feed = Feed()
+    feed.frames(1.0)
+    feed.pieces[Cell(0, 0)] = Piece(3)
+    assert feed.frames(5.0, busy=True) == []
+    assert types(feed.frames(1.0)) == ["move"]
+
+
+def test_quarto_alert_latency_and_missed_line():
+    feed = Feed()
+    feed.frames(1.0)
+    for name, sym in [("a1", "LRSS"), ("b1", "DRSS"), ("c1", "LSSS")]:
+        feed.place(name, sym)
+    t_left, events = feed.place("d1", "DSSS")
+    assert types(events) == ["move", "quarto"]
+    assert events[1]["after_move"] == 4
+    assert events[1]["_frame_t"] - t_left <= 0.5
+    _, events = feed.place("a4", "LRTH")
+    assert types(events) == ["quarto_missed", "move"]
+
+
+def test_hover_without_placing_and_nudge_give_no_event():
+    feed = Feed()
+    feed.frames(1.0)
+    feed.place("a1", "LRSS")
+    before = len(feed.events)
+    feed.frames(2.0, busy=True)  # hand hovers, leaves
+    feed.frames(2.0)
+    feed.frames(0.5, busy=True)  # hand nudges a1
+    feed.frames(2.0)
+    assert feed.events[before:] == []
+
+
+def test_exclusion_decides_between_pieces_already_placed():
+    feed = Feed()
+    feed.frames(1.0)
+    feed.place("a1", "DSTH")
+    # c3 reads clearly dark, square, tall and weakly hollow: DSTH is on the board already, so
+    # the only consistent unplayed piece is DSTS
+    feed.frames(1.0, busy=True)
+    c3 = Cell.from_name("c3")
+    feed.pieces[c3] = Piece.from_symbol("DSTS")
+    events = feed.frames(1.0, odds={c3: {"top": 0.6}})
+    assert types(events) == ["move"]
+    assert events[0]["piece"] == Piece.from_symbol("DSTS").attributes
+
+
+def test_unreadable_new_piece_warns_then_is_read_when_visible():
+    feed = Feed()
+    feed.frames(1.0)
+    feed.frames(1.0, busy=True)
+    feed.pieces[Cell.from_name("c2")] = Piece.from_symbol("LSTH")
+    events = feed.frames(2.0, unknown={Cell.from_name("c2"): ["top", "height"]})
+    assert types(events) == ["warning"]
+    assert "c2" in events[0]["message"]
+    events = feed.frames(1.0)
+    assert types(events) == ["move"]
+    assert events[0]["piece"]["top"] == "hollow"
+
+
+def test_changed_reading_of_recorded_piece_is_a_warning_not_a_change():
+    feed = Feed()
+    feed.frames(1.0)
+    feed.place("a1", "LRSS")
+    feed.pieces[Cell.from_name("a1")] = Piece.from_symbol("DRSS")  # reader now says dark
+    events = feed.frames(3.0)
+    assert types(events) == ["warning"]
+    assert "a1" in events[0]["message"] and "kept the recorded" in events[0]["message"]
+    assert feed.tracker.game.board[Cell(0, 0)] == Piece.from_symbol("LRSS")
+
+
+def test_missing_piece_warns_unless_hidden():
+    feed = Feed()
+    feed.frames(1.0)
+    feed.place("a1", "LRSS")
+    feed.place("b2", "DRSS")
+    del feed.pieces[Cell.from_name("a1")]
+    hidden = feed.frames(3.0, visible={Cell.from_name("a1"): 0.1})
+    assert hidden == []
+    events = feed.frames(3.0)
+    assert types(events) == ["warning"] and "a1" in events[0]["message"]
+
+
+def test_board_cleared_ends_game_and_starts_a_new_one():
+    feed = Feed()
+    feed.frames(1.0)
+    for name, sym in [("a1", "LRSS"), ("b1", "DRSS"), ("c1", "LSSS"), ("d1", "DSSS")]:
+        feed.place(name, sym)
+    feed.frames(2.0, busy=True)
+    feed.pieces.clear()
+    events = feed.frames(1.0)
+    assert types(events) == ["game_end", "game_start"]
+    assert events[0]["result"] == "quarto"
+    _, events = feed.place("d4", "DSTH")
+    assert types(events) == ["move"] and events[0]["index"] == 1
+
+
+def test_full_board_without_line_is_a_draw():
+    rules = Rules()
+    rng = random.Random(11)
+    while True:
+        codes = list(range(16))
+        rng.shuffle(codes)
+        board = Board.from_codes(codes)
+        if not rules.quarto_lines(board):
+            break
+    feed = Feed(StateTracker(rules))
+    feed.frames(1.0)
+    for cell, piece in board.items():
+        feed.place(cell.name, piece.symbol)
+    assert feed.events[-1]["type"] == "game_end" and feed.events[-1]["result"] == "draw"
+    assert types(feed.events).count("move") == 16
+    assert "quarto" not in types(feed.events)
+
+
+def test_no_game_until_empty_board_and_empty_observation_advances_time():
+    feed = Feed()
+    feed.pieces[Cell(0, 0)] = Piece(1)
+    assert feed.frames(2.0) == []
+    assert feed.tracker.waiting_for_empty
+    assert feed.frames(1.0, obs=Observation.empty()) == []
+    feed.pieces.clear()
+    assert types(feed.frames(1.0)) == ["game_start"]
+
+
+def test_finish_closes_game():
+    feed = Feed()
+    feed.frames(1.0)
+    feed.place("a1", "LRSS")
+    (end,) = feed.tracker.finish(feed.t)
+    assert end["result"] == "abandoned"
+    assert feed.tracker.finish(feed.t) == []
+
+
+@pytest.mark.parametrize("knob", ["min_stable_s", "missing_warn_s"])
+def test_config_rejects_negative(knob):
+    with pytest.raises(ValueError, match=knob):
+        TrackerConfig(**{knob: -1.0})

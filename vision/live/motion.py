@@ -1,0 +1,155 @@
+"""Is something moving over the board, or standing there that is not a piece?
+
+Two cheap tests on a small grey copy of the frame, inside the board's region of interest (the
+board and the space a tall piece can cover above it):
+
+- *motion*: the share of pixels that changed since the previous frame (a hand moving);
+- *change*: the area that differs from the reference, the last settled scene, measured in
+  piece silhouettes. One new piece changes about one silhouette (plus its shadow); a hand and
+  forearm change several, even when they hold still over a cell.
+
+The reference follows the settled scene (:meth:`MotionGate.rebase`). A change with no motion
+for ``rebase_s`` (a lamp switched on, the sun behind a cloud) becomes the new reference.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+
+import cv2
+import numpy as np
+from numpy.typing import NDArray
+
+from vision.geometry.board_view import BoardView
+
+
+@dataclass(frozen=True)
+class MotionConfig:
+    """Knobs of the motion gate."""
+
+    #: Width (px) of the grey copy the tests run on: a hand stays hundreds of pixels big.
+    work_width: int = 320
+    #: Grey-level change (of 255) that counts as changed: above sensor noise and JPEG ripple.
+    pixel_threshold: int = 22
+    #: Share of the region's pixels changing frame-to-frame that counts as motion.
+    motion_fraction: float = 0.003
+    #: Changed area versus the reference, in tall-piece silhouettes, above which something
+    #: bigger than one new piece is there (a hand).
+    max_piece_areas: float = 1.8
+    #: Seconds of stillness after which a big change becomes the new reference (lighting).
+    rebase_s: float = 1.5
+    #: Height (m) of the space above the board included in the region (a tall piece).
+    roi_height_m: float = 0.09
+    #: Footprint diameter and height (m) of the silhouette used as the unit of area.
+    piece_diameter_m: float = 0.032
+    piece_height_m: float = 0.07
+
+    def __post_init__(self) -> None:
+        for f in fields(self):
+            if getattr(self, f.name) <= 0:
+                raise ValueError(f"MotionConfig.{f.name} must be > 0, got {getattr(self, f.name)!r}")
+
+
+@dataclass(frozen=True)
+class GateResult:
+    busy: bool
+    motion: float  # share of region pixels changed since the previous frame
+    change_areas: float  # area changed since the reference, in piece silhouettes
+    reason: str = ""
+
+
+class MotionGate:
+    """Per-frame busy test. ``update(frame, view, now)``; ``rebase(...)`` when settled."""
+
+    def __init__(self, config: MotionConfig | None = None) -> None:
+        self.config = config or MotionConfig()
+        self._prev: NDArray[np.int16] | None = None
+        self._reference: NDArray[np.int16] | None = None
+        self._mask: NDArray[np.bool_] | None = None
+        self._mask_key: tuple[object, ...] | None = None
+        self._piece_area = 1.0
+        self._still_since: float | None = None
+        self._scale = 1.0
+
+    def _small(self, frame: NDArray[np.uint8]) -> NDArray[np.int16]:
+        h, w = frame.shape[:2]
+        self._scale = self.config.work_width / float(w)
+        size = (self.config.work_width, max(1, round(h * self._scale)))
+        grey = cv2.cvtColor(cv2.resize(frame, size, interpolation=cv2.INTER_AREA), cv2.COLOR_BGR2GRAY)
+        return cv2.GaussianBlur(grey, (5, 5), 0).astype(np.int16)
+
+    def _region(self, shape: tuple[int, ...], view: BoardView | None) -> NDArray[np.bool_]:
+        key = (shape, None if view is None else id(view))
+        if self._mask is not None and self._mask_key == key:
+            return self._mask
+        mask = np.zeros(shape[:2], dtype=np.uint8)
+        if view is None:
+            mask[:] = 1
+            self._piece_area = 0.02 * mask.size
+        else:
+            corners = view.spec.corners()
+            pts = np.vstack([
+                view.project(np.column_stack([corners, np.zeros(4)])),
+                view.project(np.column_stack([corners, np.full(4, self.config.roi_height_m)])),
+            ]) * self._scale
+            hull = cv2.convexHull(pts.astype(np.float32)).astype(np.int32)
+            cv2.fillConvexPoly(mask, hull, 1)
+            self._piece_area = max(4.0, _silhouette_area(view, self.config) * self._scale**2)
+        self._mask = mask.astype(bool)
+        self._mask_key = key
+        return self._mask
+
+    def update(self, frame: NDArray[np.uint8], view: BoardView | None, now: float) -> GateResult:
+        """Measure this frame; busy when something moves or a non-piece stands on the board."""
+        if frame.ndim != 3 or frame.shape[2] != 3:
+            raise ValueError(f"frame must be (H, W, 3) BGR, got shape {frame.shape}")
+        small = self._small(frame)
+        region = self._region(small.shape, view)
+        cfg = self.config
+        n = max(1, int(region.sum()))
+        motion = 1.0
+        if self._prev is not None and self._prev.shape == small.shape:
+            moved = np.abs(small - self._prev) > cfg.pixel_threshold
+            motion = float(np.count_nonzero(moved & region)) / n
+        self._prev = small
+        if self._reference is None or self._reference.shape != small.shape:
+            self._reference = small
+        changed = np.abs(small - self._reference) > cfg.pixel_threshold
+        change_areas = float(np.count_nonzero(changed & region)) / self._piece_area
+        if motion > cfg.motion_fraction:
+            self._still_since = None
+            return GateResult(True, motion, change_areas, "motion")
+        if self._still_since is None:
+            self._still_since = now
+        if change_areas > cfg.max_piece_areas:
+            if now - self._still_since >= cfg.rebase_s:
+                self._reference = small  # a still, lasting change: lighting, or a moved object
+                return GateResult(False, motion, 0.0, "rebased")
+            return GateResult(True, motion, change_areas, "large change")
+        return GateResult(False, motion, change_areas)
+
+    def rebase(self) -> None:
+        """Take the last frame as the reference (call while the scene is settled)."""
+        if self._prev is not None:
+            self._reference = self._prev
+
+    def reset(self) -> None:
+        """Forget everything (after a camera bump)."""
+        self._prev = None
+        self._reference = None
+        self._mask = None
+        self._mask_key = None
+        self._still_since = None
+
+
+def _silhouette_area(view: BoardView, cfg: MotionConfig) -> float:
+    """Image area (px^2) of a tall piece standing on the board's centre cell region."""
+    a = np.linspace(0, 2 * np.pi, 24, endpoint=False)
+    r = cfg.piece_diameter_m / 2.0
+    ring = np.column_stack([r * np.cos(a), r * np.sin(a)])
+    pts = np.vstack([
+        np.column_stack([ring, np.zeros(len(a))]),
+        np.column_stack([ring, np.full(len(a), cfg.piece_height_m)]),
+    ])
+    px = view.project(pts).astype(np.float32)
+    return float(cv2.contourArea(cv2.convexHull(px)))

@@ -1,0 +1,206 @@
+"""Frame sources: camera index, video file, folder of images, stream URL.
+
+A source is an iterator of :class:`Frame` (image plus source time). A live source (camera,
+stream) is read on its own thread into a bounded queue that always keeps the newest frames and
+counts the dropped ones, so a slow consumer sees the present, not a growing backlog. A video
+file is read as fast as the consumer goes, timed in video time. All state stays on the
+consumer's thread; the reader thread only hands frames over.
+"""
+
+from __future__ import annotations
+
+import logging
+import queue
+import threading
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import cv2
+import numpy as np
+from numpy.typing import NDArray
+
+logger = logging.getLogger(__name__)
+
+IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".bmp", ".tif", ".tiff", ".webp")
+
+
+class SourceError(RuntimeError):
+    """A source cannot be opened or failed while reading; the message names it."""
+
+
+@dataclass(frozen=True)
+class Frame:
+    """One frame: ``image`` (H, W, 3) uint8 BGR, ``t`` seconds of source time, ``index``."""
+
+    image: NDArray[np.uint8]
+    t: float
+    index: int
+
+
+class FrameSource:
+    """Base class: iterate for frames; ``close()`` when done (also a context manager).
+
+    After iteration ends, ``error`` is ``None`` for a normal end (video over) or a one-line
+    description of the failure (camera unplugged, stream lost).
+    """
+
+    description = "source"
+    live = False
+
+    def __init__(self) -> None:
+        self.error: str | None = None
+        self.dropped = 0
+
+    def __iter__(self) -> Iterator[Frame]:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def close(self) -> None:
+        pass
+
+    def __enter__(self) -> FrameSource:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+class VideoSource(FrameSource):
+    """A video file, read as fast as the consumer goes; ``t`` is video time."""
+
+    def __init__(self, path: str | Path) -> None:
+        super().__init__()
+        self.path = Path(path)
+        self.description = f"video {self.path}"
+        if not self.path.is_file():
+            raise SourceError(f"{self.path}: no such video file")
+        self._cap = cv2.VideoCapture(str(self.path))
+        if not self._cap.isOpened():
+            raise SourceError(f"{self.path}: cannot open as a video")
+        fps = float(self._cap.get(cv2.CAP_PROP_FPS) or 0.0)
+        self.fps = fps if 1.0 <= fps <= 240.0 else 30.0
+        self.frame_count = int(self._cap.get(cv2.CAP_PROP_FRAME_COUNT) or 0)
+
+    def __iter__(self) -> Iterator[Frame]:
+        index = 0
+        while True:
+            ok, image = self._cap.read()
+            if not ok or image is None:
+                if self.frame_count and index < self.frame_count - 1:
+                    self.error = f"{self.path}: video ended early at frame {index} of {self.frame_count}"
+                return
+            yield Frame(image, index / self.fps, index)
+            index += 1
+
+    def close(self) -> None:
+        self._cap.release()
+
+
+class FolderSource(FrameSource):
+    """Images of a folder in name order, one every ``1 / fps`` seconds of source time."""
+
+    def __init__(self, path: str | Path, fps: float = 2.0) -> None:
+        super().__init__()
+        self.path = Path(path)
+        self.description = f"folder {self.path}"
+        if fps <= 0:
+            raise ValueError(f"fps must be > 0, got {fps!r}")
+        self.fps = fps
+        self.files = sorted(p for p in self.path.iterdir() if p.suffix.lower() in IMAGE_SUFFIXES)
+        if not self.files:
+            raise SourceError(f"{self.path}: no images ({', '.join(IMAGE_SUFFIXES)}) in folder")
+
+    def __iter__(self) -> Iterator[Frame]:
+        for index, path in enumerate(self.files):
+            image = cv2.imread(str(path), cv2.IMREAD_COLOR)
+            if image is None:
+                logger.warning("%s: not a readable image; skipped", path)
+                continue
+            yield Frame(image, index / self.fps, index)
+
+
+class _ThreadedCapture(FrameSource):
+    """A live capture read on its own thread into a bounded queue of the newest frames."""
+
+    live = True
+    #: Consecutive failed reads after which the device counts as gone (about 1 s at 30 fps).
+    max_failed_reads = 30
+
+    def __init__(self, target: int | str, description: str, queue_size: int = 2) -> None:
+        super().__init__()
+        self.description = description
+        self._cap = cv2.VideoCapture(target)
+        if not self._cap.isOpened():
+            raise SourceError(f"{description}: cannot open")
+        self._queue: queue.Queue[Frame | None] = queue.Queue(maxsize=max(1, queue_size))
+        self._stop = threading.Event()
+        self._start = time.monotonic()
+        self._thread = threading.Thread(target=self._run, name=description, daemon=True)
+        self._thread.start()
+
+    def _put_newest(self, item: Frame | None) -> None:
+        while True:
+            try:
+                self._queue.put_nowait(item)
+                return
+            except queue.Full:
+                try:
+                    self._queue.get_nowait()
+                    self.dropped += 1
+                except queue.Empty:
+                    pass
+
+    def _run(self) -> None:
+        index = 0
+        failed = 0
+        while not self._stop.is_set():
+            ok, image = self._cap.read()
+            if not ok or image is None:
+                failed += 1
+                if failed >= self.max_failed_reads:
+                    self.error = f"{self.description}: no frames any more (unplugged or lost)"
+                    break
+                time.sleep(0.01)
+                continue
+            failed = 0
+            self._put_newest(Frame(image, time.monotonic() - self._start, index))
+            index += 1
+        self._put_newest(None)
+
+    def __iter__(self) -> Iterator[Frame]:
+        while True:
+            item = self._queue.get()
+            if item is None:
+                return
+            yield item
+
+    def close(self) -> None:
+        self._stop.set()
+        self._thread.join(timeout=2.0)
+        self._cap.release()
+
+
+class CameraSource(_ThreadedCapture):
+    def __init__(self, index: int) -> None:
+        super().__init__(index, f"camera {index}")
+
+
+class StreamSource(_ThreadedCapture):
+    def __init__(self, url: str) -> None:
+        super().__init__(url, f"stream {url}")
+
+
+def open_source(spec: str | int, *, folder_fps: float = 2.0) -> FrameSource:
+    """Open a camera index (``0``), a stream URL (``rtsp://...``), a folder or a video file."""
+    if isinstance(spec, int) or (isinstance(spec, str) and spec.strip().isdigit()):
+        return CameraSource(int(spec))
+    text = str(spec)
+    if "://" in text:
+        return StreamSource(text)
+    path = Path(text)
+    if path.is_dir():
+        return FolderSource(path, folder_fps)
+    if path.exists():
+        return VideoSource(path)
+    raise SourceError(f"{text}: no such file, folder or camera")

@@ -1,0 +1,340 @@
+"""StateTracker: turns a stream of per-frame cell readings into game events.
+
+The tracker owns time, and takes the clock as an argument, so a video replay is deterministic
+and tests drive it frame by frame. It trusts what the game allows: placed pieces never move,
+one piece arrives per turn, each of the 16 pieces exists once. It commits a placement only when
+the scene is settled (no hand or motion over the board for ``min_stable_s`` with the same
+occupancy) and decodes the new piece from every settled frame, excluding the pieces already
+placed. Contradictions raise ``warning`` events, never silent changes. Only the rules core (via
+:class:`vision.game.model.Game`) decides what a Quarto is.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, fields
+
+from vision.game.model import Event, Game
+from vision.read.observation import CellReading, Observation
+from vision.rules.board import ALL_CELLS, Cell
+from vision.rules.lines import Rules
+from vision.rules.pieces import ATTRIBUTES, Piece
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class TrackerConfig:
+    """Knobs of the tracker, in seconds of source time and probabilities."""
+
+    #: A scene is settled after this long without hands or motion and with unchanged
+    #: occupancy. Long enough to outlast a hand's last twitch, short enough for the 0.5 s
+    #: alert budget after the hand has left.
+    min_stable_s: float = 0.25
+    #: ...and after at least this many frames (a slow frame source must still agree twice).
+    min_stable_frames: int = 2
+    #: Occupancy probability above which a cell counts as occupied in a frame.
+    occupied_probability: float = 0.5
+    #: A recorded piece not seen for this long (while it should be visible) gives a warning.
+    missing_warn_s: float = 2.0
+    #: Below this predicted visible fraction, not seeing a recorded piece is expected.
+    min_visible_fraction: float = 0.35
+    #: A settled re-reading of a recorded cell that names another piece with at least this
+    #: confidence, for ``recheck_s``, gives a warning (the record is kept).
+    recheck_confidence: float = 0.9
+    recheck_s: float = 1.5
+    #: A new piece whose attributes stay unreadable this long gives a warning naming the cell.
+    unreadable_warn_s: float = 0.5
+    #: Log-likelihood margin (nats) between the best and second-best unplayed piece above which
+    #: a new piece counts as read.
+    decision_margin: float = 2.0
+    #: Attribute odds are clipped to this range before summing log-odds over frames.
+    p_clip: float = 0.02
+
+    def __post_init__(self) -> None:
+        for f in fields(self):
+            value = getattr(self, f.name)
+            if value < 0:
+                raise ValueError(f"TrackerConfig.{f.name} must be >= 0, got {value!r}")
+        if not 0.0 < self.occupied_probability < 1.0:
+            raise ValueError(
+                f"TrackerConfig.occupied_probability must be in (0, 1), got "
+                f"{self.occupied_probability!r}"
+            )
+        if not 0.0 < self.p_clip < 0.5:
+            raise ValueError(f"TrackerConfig.p_clip must be in (0, 0.5), got {self.p_clip!r}")
+
+
+@dataclass
+class _Evidence:
+    """Summed attribute log-odds of one cell over the settled frames."""
+
+    log_odds: dict[str, float] = field(default_factory=lambda: dict.fromkeys(ATTRIBUTES, 0.0))
+    frames: int = 0
+
+    def add(self, reading: CellReading, p_clip: float) -> None:
+        self.frames += 1
+        for name in ATTRIBUTES:
+            p = reading.attribute_probability.get(name)
+            if p is None or math.isnan(p):
+                continue
+            p = min(max(float(p), p_clip), 1.0 - p_clip)
+            self.log_odds[name] += math.log(p / (1.0 - p))
+
+    def score(self, piece: Piece) -> float:
+        """Log-likelihood of ``piece`` (up to a constant shared by all pieces)."""
+        total = 0.0
+        for name in ATTRIBUTES:
+            lo = self.log_odds[name]
+            second = bool(piece.code & (1 << ATTRIBUTES.index(name)))
+            # log p(second) - log p(first) = lo; split symmetric around zero
+            total += lo / 2.0 if second else -lo / 2.0
+        return total
+
+
+class StateTracker:
+    """Feed it one observation per frame with :meth:`update`; it returns the events.
+
+    Parameters
+    ----------
+    rules : the rules in force.
+    config : the knobs; defaults suit 10-30 fps sources.
+    game : a game in progress to continue (after a restart); ``None`` waits for an empty board.
+    """
+
+    def __init__(
+        self,
+        rules: Rules | None = None,
+        config: TrackerConfig | None = None,
+        game: Game | None = None,
+    ) -> None:
+        self.rules = rules or Rules()
+        self.config = config or TrackerConfig()
+        self.game: Game | None = game
+        self._window_start: float | None = None
+        self._window_frames = 0
+        self._pattern: tuple[bool, ...] | None = None
+        self._evidence: dict[Cell, _Evidence] = {}
+        self._missing_since: dict[Cell, float] = {}
+        self._warned: set[str] = set()
+        self._unreadable_since: dict[Cell, float] = {}
+        self._last_t = 0.0
+        #: True until an empty board starts the first game (shown to the user).
+        self.waiting_for_empty = game is None
+
+    # -- public -------------------------------------------------------------------------------
+    @property
+    def settled(self) -> bool:
+        cfg = self.config
+        return (
+            self._window_start is not None
+            and self._window_frames >= cfg.min_stable_frames
+            and self._last_t - self._window_start >= cfg.min_stable_s
+        )
+
+    def update(self, observation: Observation, now: float, *, busy: bool = False) -> list[Event]:
+        """Advance to source time ``now`` with this frame's reading.
+
+        ``busy`` means a hand or motion over the board (the reading is not trusted). An empty
+        observation (no board, or not read this frame) still advances time.
+        """
+        self._last_t = float(now)
+        if busy or not observation:
+            self._reset_window()
+            return []
+        pattern = tuple(
+            r.occupied_probability >= self.config.occupied_probability for r in observation.cells
+        )
+        if pattern != self._pattern:
+            self._reset_window()
+            self._pattern = pattern
+        if self._window_start is None:
+            self._window_start = float(now)
+        self._window_frames += 1
+        for cell, reading in zip(ALL_CELLS, observation.cells, strict=True):
+            if reading.occupied_probability >= self.config.occupied_probability:
+                self._evidence.setdefault(cell, _Evidence()).add(reading, self.config.p_clip)
+        if not self.settled:
+            return []
+        return self._on_settled(observation, float(now))
+
+    def finish(self, now: float) -> list[Event]:
+        """The source ended: close the game in progress (``abandoned`` or ``quarto``)."""
+        if self.game is None or self.game.over:
+            return []
+        return self.game.end(now)
+
+    # -- internals ----------------------------------------------------------------------------
+    def _reset_window(self) -> None:
+        self._window_start = None
+        self._window_frames = 0
+        self._pattern = None
+        self._evidence = {}
+
+    def _on_settled(self, observation: Observation, now: float) -> list[Event]:
+        assert self._pattern is not None
+        occupied = {cell for cell, occ in zip(ALL_CELLS, self._pattern, strict=True) if occ}
+        events: list[Event] = []
+        if self.game is None or self.game.over:
+            if occupied:
+                return events
+            self.game = Game(self.rules)
+            self.waiting_for_empty = False
+            self._warned.clear()
+            centers = [r.center_px for r in observation.cells]
+            return self.game.start(now, centers)
+        game = self.game
+        recorded = {cell for cell, _ in game.board.items()}
+        if not occupied and recorded:
+            events += game.end(now)
+            self.game = Game(self.rules)
+            self._warned.clear()
+            self._missing_since.clear()
+            events += self.game.start(now, [r.center_px for r in observation.cells])
+            return events
+        events += self._check_missing(observation, recorded - occupied, now)
+        new_cells = sorted(occupied - recorded)
+        if new_cells:
+            events += self._place_new(new_cells, now)
+        events += self._recheck(observation, occupied & recorded, now)
+        return events
+
+    def _place_new(self, new_cells: Sequence[Cell], now: float) -> list[Event]:
+        game = self.game
+        assert game is not None
+        events: list[Event] = []
+        unplayed = game.board.unplayed()
+        if len(new_cells) > 1:
+            key = "multi:" + ",".join(c.name for c in new_cells)
+            if key not in self._warned:
+                self._warned.add(key)
+                names = ", ".join(c.name for c in new_cells)
+                events += game.warn(now, f"{len(new_cells)} pieces appeared at once ({names}); "
+                                    "their order is a guess")
+        for cell in new_cells:
+            evidence = self._evidence.get(cell, _Evidence())
+            ranked = sorted(unplayed, key=evidence.score, reverse=True)
+            if not ranked:
+                events += self._warn_once(f"full:{cell.name}", now,
+                                          f"a 17th piece seen on {cell.name}; ignored")
+                continue
+            best = ranked[0]
+            margin = evidence.score(best) - evidence.score(ranked[1]) if len(ranked) > 1 else 1e9
+            if margin < self.config.decision_margin and len(new_cells) == 1:
+                since = self._unreadable_since.setdefault(cell, now)
+                if now - since >= self.config.unreadable_warn_s:
+                    events += self._warn_once(
+                        f"unreadable:{cell.name}", now,
+                        f"new piece on {cell.name} cannot be read yet (hidden?); "
+                        "it will be read when visible",
+                    )
+                continue
+            self._unreadable_since.pop(cell, None)
+            if margin < self.config.decision_margin:
+                events += self._warn_once(
+                    f"guess:{cell.name}", now, f"piece on {cell.name} only partly read; "
+                    f"recorded the likeliest, {best}",
+                )
+            events += game.place(cell, best, now)
+            unplayed.remove(best)
+        return events
+
+    def _check_missing(self, observation: Observation, gone: set[Cell], now: float) -> list[Event]:
+        events: list[Event] = []
+        for cell in list(self._missing_since):
+            if cell not in gone:
+                del self._missing_since[cell]
+        for cell in gone:
+            reading = observation.reading(cell)
+            if reading.visible_fraction < self.config.min_visible_fraction:
+                continue  # hidden behind another piece: not seeing it is expected
+            since = self._missing_since.setdefault(cell, now)
+            if now - since >= self.config.missing_warn_s:
+                piece = self.game.board[cell] if self.game else None
+                events += self._warn_once(
+                    f"missing:{cell.name}", now,
+                    f"piece {piece} on {cell.name} is not seen; kept the recorded piece",
+                )
+        return events
+
+    def _recheck(self, observation: Observation, cells: set[Cell], now: float) -> list[Event]:
+        game = self.game
+        assert game is not None
+        events: list[Event] = []
+        if self._window_start is None or now - self._window_start < self.config.recheck_s:
+            return events
+        for cell in sorted(cells):
+            recorded = game.board[cell]
+            evidence = self._evidence.get(cell)
+            if recorded is None or evidence is None:
+                continue
+            best = max((p for p in _all_pieces()), key=evidence.score)
+            if best == recorded:
+                continue
+            reading = observation.reading(cell)
+            if reading.visible_fraction < self.config.min_visible_fraction:
+                continue
+            if _probability_of(evidence, best, recorded) < self.config.recheck_confidence:
+                continue
+            events += self._warn_once(
+                f"changed:{cell.name}:{best.code}", now,
+                f"piece at {cell.name} reads as {best}; kept the recorded {recorded}",
+            )
+        return events
+
+    def _warn_once(self, key: str, now: float, message: str) -> list[Event]:
+        if key in self._warned or self.game is None:
+            return []
+        self._warned.add(key)
+        logger.info("warning: %s", message)
+        return self.game.warn(now, message)
+
+
+def _all_pieces() -> list[Piece]:
+    return [Piece(code) for code in range(16)]
+
+
+def _probability_of(evidence: _Evidence, a: Piece, b: Piece) -> float:
+    """P(a) / (P(a) + P(b)) under the summed evidence."""
+    d = evidence.score(a) - evidence.score(b)
+    return 1.0 / (1.0 + math.exp(-max(min(d, 50.0), -50.0)))
+
+
+def readings_from_pieces(
+    pieces: Mapping[Cell, Piece | None],
+    *,
+    confidence: float = 0.95,
+    unknown: Mapping[Cell, Sequence[str]] | None = None,
+    visible: Mapping[Cell, float] | None = None,
+    odds: Mapping[Cell, Mapping[str, float | None]] | None = None,
+) -> Observation:
+    """An Observation that reads ``pieces`` with the given per-attribute ``confidence``.
+
+    For tests and replays of labelled data: ``unknown`` lists attributes read as ``None``;
+    ``visible`` sets predicted visible fractions; ``odds`` overrides attribute odds per cell.
+    """
+    cells = []
+    for cell in ALL_CELLS:
+        piece = pieces.get(cell)
+        cell_odds: dict[str, float | None] = {}
+        if piece is not None:
+            for name in ATTRIBUTES:
+                second = bool(piece.code & (1 << ATTRIBUTES.index(name)))
+                cell_odds[name] = confidence if second else 1.0 - confidence
+            for name in (unknown or {}).get(cell, ()):
+                cell_odds[name] = None
+            cell_odds.update((odds or {}).get(cell, {}))
+        cells.append(
+            CellReading(
+                cell=cell,
+                center_px=(100.0 + 50 * cell.col, 100.0 + 50 * cell.row),
+                occupied_probability=0.97 if piece is not None else 0.03,
+                attribute_probability=cell_odds,
+                visible_fraction=(visible or {}).get(cell, 1.0),
+                piece=piece,
+                confidence=confidence if piece is not None else 0.0,
+            )
+        )
+    return Observation(tuple(cells))
