@@ -54,8 +54,12 @@ def test_game_starts_on_empty_board_and_moves_commit_after_hand_leaves():
     t_left, events = feed.place("b3", "DSSS")
     assert types(events) == ["move"]
     assert events[0]["name"] == "b3" and events[0]["index"] == 1
-    assert events[0]["piece"] == {"color": "dark", "shape": "square", "height": "short",
-                                  "top": "solid"}
+    assert events[0]["piece"] == {
+        "color": "dark",
+        "shape": "square",
+        "height": "short",
+        "top": "solid",
+    }
     assert 0.2 <= events[0]["_frame_t"] - t_left <= 0.5
 
 

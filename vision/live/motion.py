@@ -47,7 +47,9 @@ class MotionConfig:
     def __post_init__(self) -> None:
         for f in fields(self):
             if getattr(self, f.name) <= 0:
-                raise ValueError(f"MotionConfig.{f.name} must be > 0, got {getattr(self, f.name)!r}")
+                raise ValueError(
+                    f"MotionConfig.{f.name} must be > 0, got {getattr(self, f.name)!r}"
+                )
 
 
 @dataclass(frozen=True)
@@ -75,7 +77,9 @@ class MotionGate:
         h, w = frame.shape[:2]
         self._scale = self.config.work_width / float(w)
         size = (self.config.work_width, max(1, round(h * self._scale)))
-        grey = cv2.cvtColor(cv2.resize(frame, size, interpolation=cv2.INTER_AREA), cv2.COLOR_BGR2GRAY)
+        grey = cv2.cvtColor(
+            cv2.resize(frame, size, interpolation=cv2.INTER_AREA), cv2.COLOR_BGR2GRAY
+        )
         return cv2.GaussianBlur(grey, (5, 5), 0).astype(np.int16)
 
     def _region(self, shape: tuple[int, ...], view: BoardView | None) -> NDArray[np.bool_]:
@@ -88,10 +92,17 @@ class MotionGate:
             self._piece_area = 0.02 * mask.size
         else:
             corners = view.spec.corners()
-            pts = np.vstack([
-                view.project(np.column_stack([corners, np.zeros(4)])),
-                view.project(np.column_stack([corners, np.full(4, self.config.roi_height_m)])),
-            ]) * self._scale
+            pts = (
+                np.vstack(
+                    [
+                        view.project(np.column_stack([corners, np.zeros(4)])),
+                        view.project(
+                            np.column_stack([corners, np.full(4, self.config.roi_height_m)])
+                        ),
+                    ]
+                )
+                * self._scale
+            )
             hull = cv2.convexHull(pts.astype(np.float32)).astype(np.int32)
             cv2.fillConvexPoly(mask, hull, 1)
             self._piece_area = max(4.0, _silhouette_area(view, self.config) * self._scale**2)
@@ -147,9 +158,11 @@ def _silhouette_area(view: BoardView, cfg: MotionConfig) -> float:
     a = np.linspace(0, 2 * np.pi, 24, endpoint=False)
     r = cfg.piece_diameter_m / 2.0
     ring = np.column_stack([r * np.cos(a), r * np.sin(a)])
-    pts = np.vstack([
-        np.column_stack([ring, np.zeros(len(a))]),
-        np.column_stack([ring, np.full(len(a), cfg.piece_height_m)]),
-    ])
+    pts = np.vstack(
+        [
+            np.column_stack([ring, np.zeros(len(a))]),
+            np.column_stack([ring, np.full(len(a), cfg.piece_height_m)]),
+        ]
+    )
     px = view.project(pts).astype(np.float32)
     return float(cv2.contourArea(cv2.convexHull(px)))

@@ -88,7 +88,9 @@ class VideoSource(FrameSource):
             ok, image = self._cap.read()
             if not ok or image is None:
                 if self.frame_count and index < self.frame_count - 1:
-                    self.error = f"{self.path}: video ended early at frame {index} of {self.frame_count}"
+                    self.error = (
+                        f"{self.path}: video ended early at frame {index} of {self.frame_count}"
+                    )
                 return
             yield Frame(image, index / self.fps, index)
             index += 1

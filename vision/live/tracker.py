@@ -211,14 +211,17 @@ class StateTracker:
             if key not in self._warned:
                 self._warned.add(key)
                 names = ", ".join(c.name for c in new_cells)
-                events += game.warn(now, f"{len(new_cells)} pieces appeared at once ({names}); "
-                                    "their order is a guess")
+                events += game.warn(
+                    now,
+                    f"{len(new_cells)} pieces appeared at once ({names}); their order is a guess",
+                )
         for cell in new_cells:
             evidence = self._evidence.get(cell, _Evidence())
             ranked = sorted(unplayed, key=evidence.score, reverse=True)
             if not ranked:
-                events += self._warn_once(f"full:{cell.name}", now,
-                                          f"a 17th piece seen on {cell.name}; ignored")
+                events += self._warn_once(
+                    f"full:{cell.name}", now, f"a 17th piece seen on {cell.name}; ignored"
+                )
                 continue
             best = ranked[0]
             margin = evidence.score(best) - evidence.score(ranked[1]) if len(ranked) > 1 else 1e9
@@ -226,7 +229,8 @@ class StateTracker:
                 since = self._unreadable_since.setdefault(cell, now)
                 if now - since >= self.config.unreadable_warn_s:
                     events += self._warn_once(
-                        f"unreadable:{cell.name}", now,
+                        f"unreadable:{cell.name}",
+                        now,
                         f"new piece on {cell.name} cannot be read yet (hidden?); "
                         "it will be read when visible",
                     )
@@ -234,8 +238,9 @@ class StateTracker:
             self._unreadable_since.pop(cell, None)
             if margin < self.config.decision_margin:
                 events += self._warn_once(
-                    f"guess:{cell.name}", now, f"piece on {cell.name} only partly read; "
-                    f"recorded the likeliest, {best}",
+                    f"guess:{cell.name}",
+                    now,
+                    f"piece on {cell.name} only partly read; recorded the likeliest, {best}",
                 )
             events += game.place(cell, best, now)
             unplayed.remove(best)
@@ -254,7 +259,8 @@ class StateTracker:
             if now - since >= self.config.missing_warn_s:
                 piece = self.game.board[cell] if self.game else None
                 events += self._warn_once(
-                    f"missing:{cell.name}", now,
+                    f"missing:{cell.name}",
+                    now,
                     f"piece {piece} on {cell.name} is not seen; kept the recorded piece",
                 )
         return events
@@ -279,7 +285,8 @@ class StateTracker:
             if _probability_of(evidence, best, recorded) < self.config.recheck_confidence:
                 continue
             events += self._warn_once(
-                f"changed:{cell.name}:{best.code}", now,
+                f"changed:{cell.name}:{best.code}",
+                now,
                 f"piece at {cell.name} reads as {best}; kept the recorded {recorded}",
             )
         return events
