@@ -1,0 +1,158 @@
+"""Camera simulation: what turns a clean linear render into something a webcam would save.
+
+Order follows the physics of a camera: lens (distortion, defocus, motion blur, vignetting), then
+sensor (white balance gains, exposure, shot and read noise), then the image processor (tone
+curve, gamma, saturation) and finally JPEG compression.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from vision.geometry.camera import Intrinsics
+from vision.render.scene import Effects
+
+
+@dataclass(frozen=True)
+class SensorConfig:
+    """Noise and tone constants of a small-sensor webcam."""
+
+    target_mid_grey: float = 0.2  # auto exposure puts the mean scene luminance here (linear)
+    shot_noise: float = 0.0009  # variance per unit signal at base gain (photon noise)
+    read_noise: float = 0.0025  # standard deviation at base gain (electronics)
+    chroma_share: float = 0.45  # part of the noise that differs between channels
+    white_point: float = 2.2  # linear value the tone curve maps to pure white
+
+
+def distortion_maps(intr: Intrinsics, margin_px: int) -> tuple[np.ndarray, np.ndarray]:
+    """For each pixel of the distorted output image, where to sample the pinhole render.
+
+    The pinhole render is ``margin_px`` larger on every side (its principal point shifted by
+    the margin), so barrel distortion can pull in content from beyond the frame. Computed on a
+    coarse grid with ``cv2.undistortPoints`` and interpolated: distortion is smooth.
+    """
+    w, h = intr.size_wh
+    step = 8
+    gx = np.arange(0, w + step, step, dtype=np.float32)
+    gy = np.arange(0, h + step, step, dtype=np.float32)
+    grid = np.stack(np.meshgrid(gx, gy), axis=-1).reshape(-1, 1, 2)
+    und = cv2.undistortPoints(grid, intr.matrix, intr.dist).reshape(len(gy), len(gx), 2)
+    mx = (und[..., 0] * intr.fx + intr.cx + margin_px).astype(np.float32)
+    my = (und[..., 1] * intr.fy + intr.cy + margin_px).astype(np.float32)
+    # Interpolate the coarse grid exactly (grid node k sits at pixel k * step).
+    fx = np.broadcast_to(np.arange(w, dtype=np.float32)[None, :] / step, (h, w))
+    fy = np.broadcast_to(np.arange(h, dtype=np.float32)[:, None] / step, (h, w))
+    fx, fy = np.ascontiguousarray(fx), np.ascontiguousarray(fy)
+    mx = cv2.remap(mx, fx, fy, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    my = cv2.remap(my, fx, fy, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    return np.ascontiguousarray(mx), np.ascontiguousarray(my)
+
+
+def required_margin(intr: Intrinsics) -> int:
+    """Pixels of extra border the pinhole render needs to fill the distorted frame."""
+    if not intr.has_distortion:
+        return 0
+    w, h = intr.size_wh
+    border = np.array(
+        [
+            [0, 0],
+            [w - 1, 0],
+            [0, h - 1],
+            [w - 1, h - 1],
+            [w / 2, 0],
+            [0, h / 2],
+            [w - 1, h / 2],
+            [w / 2, h - 1],
+        ],
+        np.float32,
+    ).reshape(-1, 1, 2)
+    und = cv2.undistortPoints(border, intr.matrix, intr.dist).reshape(-1, 2)
+    px = und * np.array([intr.fx, intr.fy]) + np.array([intr.cx, intr.cy])
+    over = max(
+        0.0, float(-px.min()), float((px[:, 0] - (w - 1)).max()), float((px[:, 1] - (h - 1)).max())
+    )
+    return math.ceil(over) + 4
+
+
+def motion_kernel(length: int, angle_deg: float) -> np.ndarray:
+    k = np.zeros((length, length), np.float32)
+    c = (length - 1) / 2.0
+    a = math.radians(angle_deg)
+    d = np.array([math.cos(a), math.sin(a)]) * c
+    cv2.line(
+        k,
+        (round(c - d[0]), round(c - d[1])),
+        (round(c + d[0]), round(c + d[1])),
+        1.0,
+        1,
+        cv2.LINE_AA,
+    )
+    return k / max(float(k.sum()), 1e-6)
+
+
+def develop(
+    linear_rgb: np.ndarray,
+    effects: Effects,
+    illuminant: np.ndarray,
+    rng: np.random.Generator,
+    config: SensorConfig | None = None,
+    *,
+    exposure_scale: float | None = None,
+) -> tuple[np.ndarray, float]:
+    """Linear scene radiance ``(H, W, 3) float32`` RGB -> camera image ``(H, W, 3) uint8`` BGR.
+
+    Returns the image and the exposure scale used (videos reuse it across frames, like an
+    auto-exposure that settled). JPEG compression is applied by :func:`jpeg_round_trip`.
+    """
+    cfg = config or SensorConfig()
+    img = linear_rgb
+    if effects.blur_sigma > 0.3:
+        img = cv2.GaussianBlur(img, (0, 0), effects.blur_sigma)
+    if effects.motion_len > 1:
+        img = cv2.filter2D(img, -1, motion_kernel(effects.motion_len, effects.motion_angle_deg))
+    h, w = img.shape[:2]
+    if effects.vignetting > 0:
+        yy = (np.arange(h, dtype=np.float32) - h / 2) / (w / 2)
+        xx = (np.arange(w, dtype=np.float32) - w / 2) / (w / 2)
+        r2 = yy[:, None] ** 2 + xx[None, :] ** 2
+        img = img * (1.0 - effects.vignetting * 0.5 * r2)[:, :, None]
+    gains = (1.0 / np.maximum(illuminant, 1e-3)) ** effects.wb_strength
+    gains = (gains / gains[1]).astype(np.float32)
+    img = img * gains[None, None, :]
+    if exposure_scale is None:
+        centre = img[h // 5 : h - h // 5, w // 5 : w - w // 5]
+        lum = float((centre @ np.array([0.2126, 0.7152, 0.0722], np.float32)).mean())
+        exposure_scale = cfg.target_mid_grey / max(lum, 1e-6) * 2.0**effects.exposure_bias_ev
+    img = img * np.float32(exposure_scale)
+    g = effects.iso_gain
+    var = np.clip(img, 0, None) * (cfg.shot_noise * g) + (cfg.read_noise * g) ** 2
+    lum_noise = rng.standard_normal((h, w, 1), dtype=np.float32)
+    chroma = rng.standard_normal((h, w, 3), dtype=np.float32)
+    noise = (1.0 - cfg.chroma_share) * lum_noise + cfg.chroma_share * chroma
+    img = img + np.sqrt(var) * noise
+    # Tone curve: extended Reinhard with a white point, then the sRGB transfer function.
+    x = np.clip(img, 0.0, None)
+    lw2 = cfg.white_point**2
+    x = x * (1.0 + x / lw2) / (1.0 + x) * 1.25
+    x = np.clip(x, 0.0, 1.0)
+    srgb = np.where(x <= 0.0031308, 12.92 * x, 1.055 * np.power(x, 1 / 2.4) - 0.055)
+    if abs(effects.saturation - 1.0) > 1e-3:
+        grey = srgb.mean(axis=2, keepdims=True)
+        srgb = grey + (srgb - grey) * np.float32(effects.saturation)
+    out = np.clip(srgb * 255.0 + 0.5, 0, 255).astype(np.uint8)
+    return np.ascontiguousarray(out[:, :, ::-1]), float(exposure_scale)
+
+
+def jpeg_round_trip(image_bgr: np.ndarray, quality: int) -> np.ndarray:
+    """Encode and decode as JPEG, as a webcam or phone does before we ever see the image."""
+    ok, buf = cv2.imencode(".jpg", image_bgr, [cv2.IMWRITE_JPEG_QUALITY, int(quality)])
+    if not ok:
+        raise ValueError("JPEG encoding failed")
+    out = cv2.imdecode(buf, cv2.IMREAD_COLOR)
+    if out is None:
+        raise ValueError("JPEG decoding failed")
+    return out

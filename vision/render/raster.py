@@ -1,0 +1,271 @@
+"""Rasteriser: planes by per-pixel ray casting and texture warps, objects by the painter's
+algorithm, with an ID buffer drawn by the same calls.
+
+The colour canvas is ``(H, W, 3) float32`` linear RGB; the ID buffer ``(H, W) uint16`` holds
+the ``Drawable.ident + part`` of the surface each pixel shows (0: table or room, 1: board).
+Polygons are filled without anti-aliasing (so colour and ID agree exactly); the camera blur
+applied afterwards softens the edges like a lens does.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from vision.geometry.camera import Camera
+from vision.render.meshes import PART_TOP, Drawable
+from vision.render.shading import Lighting
+
+ID_BOARD = 1
+_SHIFT = 4  # fixed-point bits for sub-pixel polygon vertices
+_SC = float(1 << _SHIFT)
+
+
+@dataclass(frozen=True)
+class PlaneHits:
+    """Where each pixel's ray meets a horizontal plane (z = const), at some grid step."""
+
+    x: np.ndarray  # (h, w) float32 world x, metres
+    y: np.ndarray
+    dist: np.ndarray  # distance along the ray, metres
+    valid: np.ndarray  # bool: the ray goes down to the plane (in front of the camera)
+
+
+def plane_hits(camera: Camera, size_wh: tuple[int, int], z: float, step: int = 1) -> PlaneHits:
+    """Intersect the (pinhole) ray of every ``step``-th pixel with the plane at height ``z``.
+
+    Parameters
+    ----------
+    camera : Camera
+        Pinhole camera (distortion is applied later to the finished image).
+    size_wh : tuple of int
+        Full image size; the grid is ``ceil(h / step) x ceil(w / step)`` pixel-block centres.
+    """
+    w, h = size_wh
+    K = camera.intrinsics
+    us = (np.arange(0, w, step, dtype=np.float32) + (step - 1) / 2.0 - K.cx) / K.fx
+    vs = (np.arange(0, h, step, dtype=np.float32) + (step - 1) / 2.0 - K.cy) / K.fy
+    Rt = camera.pose.R.T.astype(np.float32)
+    C = camera.pose.camera_center
+    d = [Rt[k, 0] * us[None, :] + Rt[k, 1] * vs[:, None] + Rt[k, 2] for k in range(3)]
+    dz = d[2]
+    safe = np.where(dz < -1e-6, dz, -1e-6).astype(np.float32)
+    t = (np.float32(z - C[2]) / safe).astype(np.float32)
+    valid = dz < -1e-6
+    norm = np.sqrt(d[0] ** 2 + d[1] ** 2 + dz**2)
+    return PlaneHits(
+        (C[0] + t * d[0]).astype(np.float32),
+        (C[1] + t * d[1]).astype(np.float32),
+        (t * norm).astype(np.float32),
+        valid,
+    )
+
+
+def plane_irradiance(
+    hits: PlaneHits,
+    z: float,
+    lighting: Lighting,
+    shadows: np.ndarray,
+    contact: np.ndarray,
+    eye: np.ndarray,
+    gloss: float,
+    shininess: float,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Irradiance ``(h, w, 3)`` and specular radiance ``(h, w, 3)`` of a horizontal plane.
+
+    ``shadows`` ``(L, h, w)`` and ``contact`` ``(h, w)`` must have the grid of ``hits``.
+    """
+    hh, ww = hits.x.shape
+    pts = np.column_stack([hits.x.ravel(), hits.y.ravel(), np.full(hh * ww, z, np.float32)]).astype(
+        np.float64
+    )
+    normals = np.zeros_like(pts)
+    normals[:, 2] = 1.0
+    direct = lighting.direct(pts, normals).reshape(-1, hh, ww) * (1.0 - shadows)
+    irr = np.tensordot(direct, lighting.colours, axes=(0, 0)) + lighting.ambient[None, None, :]
+    irr *= (1.0 - contact)[:, :, None]
+    spec = np.zeros_like(irr)
+    if gloss > 0:
+        s = lighting.specular(pts, normals, eye, shininess).reshape(-1, hh, ww) * (1.0 - shadows)
+        spec = gloss * np.tensordot(s, lighting.colours, axes=(0, 0))
+    return irr.astype(np.float32), spec.astype(np.float32)
+
+
+def texture_to_board_homography(camera: Camera, side_m: float, n: int) -> np.ndarray:
+    """Homography from board-texture texels to (pinhole) pixels; see ``board_texture``."""
+    s = side_m / n
+    A = np.array(
+        [[s, 0.0, -side_m / 2.0 + 0.5 * s], [0.0, -s, side_m / 2.0 - 0.5 * s], [0.0, 0.0, 1.0]]
+    )
+    return camera.board_homography() @ A
+
+
+class Painter:
+    """Draws drawables back to front into a colour canvas and an ID buffer."""
+
+    def __init__(
+        self,
+        canvas: np.ndarray | None,
+        ids: np.ndarray,
+        camera: Camera,
+        lighting: Lighting | None,
+        offset_xy: tuple[float, float] = (0.0, 0.0),
+    ) -> None:
+        self.canvas = canvas
+        self.ids = ids
+        self.camera = camera
+        self.lighting = lighting
+        self.eye = camera.pose.camera_center
+        self.offset = np.asarray(offset_xy, dtype=np.float64)
+
+    def _px(self, pts: np.ndarray) -> np.ndarray:
+        return self.camera.project(pts) - self.offset
+
+    def _fill(self, poly_px: np.ndarray, colour: np.ndarray | None, ident: int) -> None:
+        pts = np.round(poly_px * _SC).astype(np.int32)
+        if self.canvas is not None and colour is not None:
+            cv2.fillConvexPoly(
+                self.canvas,
+                pts,
+                (float(colour[0]), float(colour[1]), float(colour[2])),
+                cv2.LINE_8,
+                _SHIFT,
+            )
+        cv2.fillConvexPoly(self.ids, pts, int(ident), cv2.LINE_8, _SHIFT)
+
+    def draw(self, d: Drawable) -> None:
+        """Front-facing faces of ``d``, then its bore (inner wall, then the visible bottom)."""
+        for g in d.groups:
+            _F, K, _ = g.verts.shape
+            centres = g.verts.mean(axis=1)
+            front = np.einsum("fk,fk->f", g.normals, self.eye[None, :] - centres) > 1e-9
+            if not g.cull:
+                front[:] = True
+            if not front.any():
+                continue
+            idx = np.nonzero(front)[0]
+            px = self._px(g.verts[idx].reshape(-1, 3)).reshape(len(idx), K, 2)
+            colours = None
+            if self.canvas is not None and self.lighting is not None:
+                alb = g.albedo if g.albedo.ndim == 1 else g.albedo[idx]
+                alb = np.broadcast_to(alb, (len(idx), 3))
+                colours = self.lighting.shade_faces(
+                    centres[idx], g.normals[idx], alb, g.gloss, g.shininess, self.eye
+                )
+            for k in range(len(idx)):
+                self._fill(px[k], None if colours is None else colours[k], d.ident + g.part)
+        if d.hole is not None:
+            self._draw_hole(d)
+
+    def _draw_hole(self, d: Drawable) -> None:
+        hole = d.hole
+        assert hole is not None
+        ang = np.linspace(0, 2 * math.pi, 28, endpoint=False)
+        ring = np.column_stack([np.cos(ang), np.sin(ang), np.zeros(28)]) * hole.radius
+        rim = self._px(hole.center + ring)
+        bottom = self._px(hole.center + ring - np.array([0, 0, hole.depth]))
+        wall_c = bottom_c = None
+        if self.canvas is not None and self.lighting is not None:
+            up = np.array([[0.0, 0.0, 1.0]])
+            lit = self.lighting.shade_faces(
+                hole.center[None], up, hole.albedo[None], 0.0, 1.0, self.eye
+            )[0]
+            amb = hole.albedo * self.lighting.ambient
+            wall_c = 0.5 * amb + 0.12 * lit  # the bore's wall only sees a sliver of the room
+            bottom_c = 0.45 * amb + 0.35 * lit
+        self._fill(rim, wall_c, d.ident + PART_TOP)
+        _, inter = cv2.intersectConvexConvex(rim.astype(np.float32), bottom.astype(np.float32))
+        if inter is not None and len(inter) >= 3:
+            self._fill(inter.reshape(-1, 2).astype(np.float64), bottom_c, d.ident + PART_TOP)
+
+
+def sort_back_to_front(drawables: list[Drawable], camera: Camera) -> list[Drawable]:
+    """Painter's order: farthest anchor first (objects on a plane rarely interpenetrate)."""
+    if not drawables:
+        return []
+    depth = camera.depth(np.array([d.anchor for d in drawables]))
+    return [drawables[i] for i in np.argsort(-depth, kind="stable")]
+
+
+def drawable_bbox(
+    d: Drawable, camera: Camera, size_wh: tuple[int, int]
+) -> tuple[int, int, int, int] | None:
+    """Integer pixel box ``(x0, y0, x1, y1)`` (exclusive end) of ``d``, clipped to the image."""
+    pts = np.concatenate([g.verts.reshape(-1, 3) for g in d.groups])
+    if np.any(camera.depth(pts) <= 1e-3):
+        return None
+    px = camera.project(pts)
+    x0, y0 = np.floor(px.min(axis=0)).astype(int) - 1
+    x1, y1 = np.ceil(px.max(axis=0)).astype(int) + 2
+    w, h = size_wh
+    x0, y0, x1, y1 = max(x0, 0), max(y0, 0), min(x1, w), min(y1, h)
+    if x1 <= x0 or y1 <= y0:
+        return None
+    return int(x0), int(y0), int(x1), int(y1)
+
+
+def alone_pixel_counts(d: Drawable, camera: Camera, size_wh: tuple[int, int]) -> tuple[int, int]:
+    """Pixels of ``d`` (all parts, top part) when drawn with nothing in front of it."""
+    box = drawable_bbox(d, camera, size_wh)
+    if box is None:
+        return 0, 0
+    x0, y0, x1, y1 = box
+    ids = np.zeros((y1 - y0, x1 - x0), np.uint16)
+    Painter(None, ids, camera, None, (x0, y0)).draw(d)
+    total = int(np.count_nonzero(ids))
+    top = int(np.count_nonzero(ids == d.ident + PART_TOP))
+    return total, top
+
+
+def apply_grain(
+    canvas: np.ndarray,
+    ids: np.ndarray,
+    d: Drawable,
+    camera: Camera,
+    rng: np.random.Generator,
+    foot_m: float,
+) -> None:
+    """Modulate a wooden object's pixels with grain running along its axis.
+
+    Notes
+    -----
+    Long-grain on the sides: stripes perpendicular to the projected axis, bent by a slow wave.
+    End-grain on the top: arcs of growth rings around an off-centre pith. Done in image space
+    on the object's box only, so its cost is tiny.
+    """
+    if d.grain <= 0:
+        return
+    h, w = ids.shape
+    box = drawable_bbox(d, camera, (w, h))
+    if box is None:
+        return
+    x0, y0, x1, y1 = box
+    sub_ids = ids[y0:y1, x0:x1]
+    side = sub_ids == d.ident
+    top = sub_ids == d.ident + PART_TOP
+    if not (side.any() or top.any()):
+        return
+    base = d.contact[0] if d.contact is not None else d.anchor
+    p0, p1 = camera.project(np.array([base, base + np.array([0.0, 0.0, foot_m])]))
+    axis = p1 - p0
+    scale_px = float(np.linalg.norm(axis)) + 1e-6
+    axis /= scale_px
+    perp = np.array([-axis[1], axis[0]])
+    yy, xx = np.mgrid[y0:y1, x0:x1].astype(np.float32)
+    s = (xx - p0[0]) * perp[0] + (yy - p0[1]) * perp[1]
+    t = (xx - p0[0]) * axis[0] + (yy - p0[1]) * axis[1]
+    period = scale_px / float(rng.uniform(5.0, 9.0))
+    phase = float(rng.uniform(0, 2 * math.pi))
+    bend = 0.8 * period * np.sin(t / (3.5 * period) + phase)
+    stripes = np.sin((s + bend) * (2 * math.pi / period) + phase)
+    mod = 1.0 + d.grain * (0.8 * np.sign(stripes) * np.abs(stripes) ** 0.5 - 0.2)
+    if top.any():
+        c = np.array([xx[top].mean(), yy[top].mean()]) + rng.normal(0, 0.7 * scale_px, 2)
+        rings = np.sin(np.hypot(xx - c[0], yy - c[1]) * (2 * math.pi / (0.6 * period)) + phase)
+        mod = np.where(top, 1.0 + 0.7 * d.grain * rings, mod)
+    sel = side | top
+    sub = canvas[y0:y1, x0:x1]
+    sub[sel] *= mod[sel][:, None]
