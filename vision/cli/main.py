@@ -17,7 +17,12 @@ from collections.abc import Sequence
 from vision import __version__
 
 #: Command modules, in the order their commands appear in ``--help``.
-COMMAND_MODULES: tuple[str, ...] = ("vision.cli.games", "vision.cli.analyze", "vision.cli.calibrate")
+COMMAND_MODULES: tuple[str, ...] = (
+    "vision.cli.games",
+    "vision.cli.analyze",
+    "vision.cli.calibrate",
+    "vision.cli.render",
+)
 
 
 def build_parser() -> argparse.ArgumentParser:
