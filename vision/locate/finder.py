@@ -48,7 +48,8 @@ def check_frame(frame: NDArray[np.uint8]) -> None:
 
 def _pitch_px(H: FloatArray) -> float:
     p = apply_h(H, np.array([[1.5, 1.5], [2.5, 1.5], [1.5, 2.5]]))
-    return math.sqrt(abs(float(np.cross(p[1] - p[0], p[2] - p[0]))))
+    u, v = p[1] - p[0], p[2] - p[0]
+    return math.sqrt(abs(float(u[0] * v[1] - u[1] * v[0])))
 
 
 def _undistort(frame: NDArray[np.uint8], intr: Intrinsics | None) -> NDArray[np.uint8]:

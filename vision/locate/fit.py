@@ -60,8 +60,8 @@ def edge_search(
 
     Parameters
     ----------
-    gray_f : (H, W) float32
-        Smoothed grey image.
+    gray_f : (H, W) float32 or uint8, or (H, W, 3) uint8 BGR
+        Smoothed grey image (a BGR frame is sampled and converted point by point).
     pts_px, normals : (N, 2) float
         Start points (pixels) and unit search directions.
     reach_px : float
@@ -80,6 +80,10 @@ def edge_search(
     xs = (pts_px[:, 0:1] + normals[:, 0:1] * t[None, :]).astype(np.float32)
     ys = (pts_px[:, 1:2] + normals[:, 1:2] * t[None, :]).astype(np.float32)
     prof = cv2.remap(gray_f, xs, ys, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    if prof.ndim == 3:  # a BGR image: grey values of the samples only
+        prof = prof.astype(np.float32) @ np.array([0.114, 0.587, 0.299], np.float32)
+    else:
+        prof = prof.astype(np.float32)
     d = np.abs(prof[:, 2:] - prof[:, :-2]) / (2 * s)
     tt = t[1:-1]
     # Prefer edges near the prediction a little, so a stronger edge far away does not win
@@ -190,7 +194,8 @@ def plausible_grid(H: FloatArray, size_wh: tuple[int, int], min_pitch_px: float,
         return False
     q = apply_h(H, np.array([[0.0, 0.0], [3.0, 0.0], [3.0, 3.0], [0.0, 3.0]]))
     edges = np.roll(q, -1, axis=0) - q
-    cross = edges[:, 0] * np.roll(edges, -1, axis=0)[:, 1] - edges[:, 1] * np.roll(edges, -1, axis=0)[:, 0]
+    nxt = np.roll(edges, -1, axis=0)
+    cross = edges[:, 0] * nxt[:, 1] - edges[:, 1] * nxt[:, 0]
     if not (np.all(cross > 0) or np.all(cross < 0)):
         return False
     lengths = np.hypot(edges[:, 0], edges[:, 1])

@@ -87,16 +87,13 @@ def _collect(
     if len(idx) == 0:
         return idx, np.zeros((0, 2), np.int64)
     # Expected ring size there: the image of a radius-sized step around the node.
-    keep = []
-    for k in idx:
-        n0 = node[k]
-        p = apply_h(H, np.array([n0, n0 + (radius, 0.0), n0 + (0.0, radius)]))
-        expected = math.sqrt(abs(np.cross(p[1] - p[0], p[2] - p[0])))
-        e = ells[k]
-        got = math.sqrt(e.a * e.b)
-        if abs(got / expected - 1.0) < config.size_tol:
-            keep.append(k)
-    idx = np.array(keep, dtype=np.int64)
+    n0 = node[idx]
+    p0 = apply_h(H, n0)
+    px = apply_h(H, n0 + (radius, 0.0)) - p0
+    py = apply_h(H, n0 + (0.0, radius)) - p0
+    expected = np.sqrt(np.abs(px[:, 0] * py[:, 1] - px[:, 1] * py[:, 0]))
+    got = np.array([math.sqrt(ells[k].a * ells[k].b) for k in idx])
+    idx = idx[np.abs(got / np.maximum(expected, 1e-9) - 1.0) < config.size_tol]
     nodes = node[idx].astype(np.int64)
     # One candidate per node: the closest.
     best: dict[tuple[int, int], int] = {}

@@ -1,0 +1,102 @@
+"""find_board on synthetic boards drawn with the camera model."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from tests.locate.synth import draw_board, draw_empty_table, make_view
+from vision.evaluation.board import cell_errors
+from vision.geometry.board_spec import LAYOUT_AXIS, LAYOUT_DIAGONAL, BoardSpec
+from vision.geometry.board_view import BoardNotFound, BoardView
+from vision.locate import find_board
+
+
+def _spacing(view: BoardView) -> float:
+    c = view.cell_centers_px()
+    return float(np.mean([np.linalg.norm(c[i] - c[i + 1]) for i in (0, 1, 4, 5)]))
+
+
+def _rel_errors(found: BoardView, truth: BoardView) -> np.ndarray:
+    return cell_errors(found.cell_centers_px(), truth.cell_centers_px()) / _spacing(truth)
+
+
+@pytest.mark.parametrize(
+    ("elevation", "azimuth", "spec", "layout"),
+    [
+        (50.0, 30.0, BoardSpec.gigamic(), LAYOUT_DIAGONAL),
+        (30.0, 160.0, BoardSpec.gigamic(0.25), LAYOUT_DIAGONAL),
+        (85.0, 290.0, BoardSpec.gigamic(), LAYOUT_DIAGONAL),
+        (40.0, 10.0, BoardSpec.axis_aligned(), LAYOUT_AXIS),
+        (70.0, 225.0, BoardSpec.axis_aligned(), LAYOUT_AXIS),
+    ],
+)
+def test_finds_empty_board_to_a_fraction_of_a_cell(elevation, azimuth, spec, layout):
+    truth = make_view(elevation, azimuth, spec=spec)
+    found = find_board(draw_board(truth, seed=int(elevation)))
+    assert found, found
+    assert found.layout == layout
+    err = _rel_errors(found, truth)
+    assert np.median(err) < 0.02
+    assert err.max() < 0.05
+
+
+def test_occupied_cells_and_a_hand_over_a_corner():
+    truth = make_view(35.0, 100.0)
+    img = draw_board(truth, pieces=(1, 5, 6, 10, 15), hand=True, seed=3)
+    found = find_board(img)
+    assert found, found
+    assert np.median(_rel_errors(found, truth)) < 0.03
+
+
+def test_focal_length_estimated_without_calibration():
+    truth = make_view(45.0, 60.0, hfov_deg=70.0)
+    found = find_board(draw_board(truth))
+    assert found and not found.calibrated
+    assert abs(found.camera.intrinsics.fx / truth.camera.intrinsics.fx - 1.0) < 0.05
+
+
+def test_calibrated_intrinsics_are_used():
+    truth = make_view(45.0, 60.0)
+    found = find_board(draw_board(truth), intrinsics=truth.camera.intrinsics)
+    assert found and found.calibrated
+    assert found.camera.intrinsics == truth.camera.intrinsics
+    # Heights follow: a point 60 mm above a cell lands near where the true camera puts it.
+    lifted = found.cell_centers_px(0.06 * found.spec.cell_pitch_m / truth.spec.cell_pitch_m)
+    assert np.median(np.hypot(*(np.sort(lifted, 0) - np.sort(truth.cell_centers_px(0.06), 0)).T)) < 8
+
+
+def test_camera_is_above_the_board():
+    found = find_board(draw_board(make_view(40.0, 300.0)))
+    assert found
+    assert found.camera.pose.camera_center[2] > 0
+    assert np.all(found.camera.depth(np.column_stack([found.spec.cell_centers(), np.zeros(16)])) > 0)
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_no_board_is_a_falsy_result_with_a_reason(seed):
+    res = find_board(draw_empty_table(seed))
+    assert not res
+    assert isinstance(res, BoardNotFound)
+    assert res.reason
+
+
+def test_blank_image_is_not_a_board():
+    assert not find_board(np.zeros((720, 1280, 3), np.uint8))
+
+
+@pytest.mark.parametrize(
+    "bad",
+    [np.zeros((720, 1280), np.uint8), np.zeros((720, 1280, 3), np.float32),
+     np.zeros((10, 10, 3), np.uint8), [[1, 2, 3]]],
+)
+def test_bad_frames_raise_value_error(bad):
+    with pytest.raises(ValueError):
+        find_board(bad)
+
+
+def test_calibration_for_another_size_is_refused():
+    truth = make_view(45.0, 60.0)
+    other = make_view(45.0, 60.0, size_wh=(640, 480)).camera.intrinsics
+    with pytest.raises(ValueError, match="calibration"):
+        find_board(draw_board(truth), intrinsics=other)
