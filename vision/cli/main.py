@@ -21,6 +21,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "vision.cli.games",
     "vision.cli.analyze",
     "vision.cli.calibrate",
+    "vision.cli.watch",
     "vision.cli.render",
 )
 

@@ -81,9 +81,17 @@ class VideoSource(FrameSource):
         fps = float(self._cap.get(cv2.CAP_PROP_FPS) or 0.0)
         self.fps = fps if 1.0 <= fps <= 240.0 else 30.0
         self.frame_count = int(self._cap.get(cv2.CAP_PROP_FRAME_COUNT) or 0)
+        self._first = 0
+
+    def seek(self, seconds: float) -> None:
+        """Start at ``seconds`` of video time (source times stay video times)."""
+        if seconds < 0:
+            raise ValueError(f"seek time must be >= 0, got {seconds!r}")
+        self._first = round(seconds * self.fps)
+        self._cap.set(cv2.CAP_PROP_POS_FRAMES, self._first)
 
     def __iter__(self) -> Iterator[Frame]:
-        index = 0
+        index = self._first
         while True:
             ok, image = self._cap.read()
             if not ok or image is None:

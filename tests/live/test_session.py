@@ -1,0 +1,172 @@
+"""The live loop end to end on synthetic frames, with a fake board locator and a fake reader
+that decodes pieces drawn as grey discs (grey level encodes the piece), so the real motion
+gate, state tracker, scheduler and recorder run on real images."""
+
+import numpy as np
+import pytest
+
+from vision.game.record import find_unfinished, read_record
+from vision.geometry.board_spec import BoardSpec
+from vision.geometry.board_view import BoardNotFound, BoardView
+from vision.geometry.camera import Camera, Intrinsics, Pose
+from vision.live.alerts import AlertPolicy
+from vision.live.session import WatchSession, align_view, rotate_view
+from vision.live.sources import Frame
+from vision.live.tracker import readings_from_pieces
+from vision.rules import ALL_CELLS, Cell, Piece
+
+W, H = 640, 480
+FPS = 10.0
+
+
+def make_view():
+    intr = Intrinsics.from_fov((W, H), 60.0)
+    pose = Pose.look_at(np.array([0.0, -0.35, 0.45]), np.zeros(3))
+    return BoardView(Camera(intr, pose), BoardSpec.gigamic())
+
+
+VIEW = make_view()
+CENTERS = VIEW.cell_centers_px()
+
+
+def draw(pieces, *, hand=None, gain=0):
+    img = np.full((H, W, 3), 90 + gain, np.uint8)
+    for cell, piece in pieces.items():
+        x, y = CENTERS[cell.index]
+        yy, xx = np.ogrid[:H, :W]
+        img[(xx - x) ** 2 + (yy - y) ** 2 <= 8**2] = 100 + 8 * piece.code + gain
+    if hand is not None:  # an arm from the bottom edge to (x, y)
+        x, y = hand
+        img[int(y) :, int(x) - 30 : int(x) + 30] = (60, 110, 190)
+    return img
+
+
+def fake_reader(image, view):
+    found = {}
+    for cell in ALL_CELLS:
+        x, y = view.cell_centers_px()[cell.index]
+        # decode relative to the background level, so a global gain (a lamp) is tolerated
+        g = int(image[round(y), round(x), 0]) - int(image[0, 0, 0]) + 90
+        code = (g - 100) / 8.0
+        if g != 90 and 0 <= code <= 15.5:
+            found[cell] = Piece(round(code))
+    return readings_from_pieces(found)
+
+
+class Scene:
+    def __init__(self, session):
+        self.session = session
+        self.t = 0.0
+        self.index = 0
+        self.pieces = {}
+        self.events = []
+
+    def run(self, seconds, **kw):
+        for _ in range(round(seconds * FPS)):
+            frame = Frame(draw(self.pieces, **kw), self.t, self.index)
+            self.events += self.session.process(frame).events
+            self.t = round(self.t + 1 / FPS, 6)
+            self.index += 1
+
+    def place(self, name, symbol):
+        cell = Cell.from_name(name)
+        x, y = CENTERS[cell.index]
+        for k in range(6):  # the hand comes in ...
+            self.run(0.1, hand=(x + 5 * k, y + 20))
+        self.pieces[cell] = Piece.from_symbol(symbol)
+        for k in range(6):  # ... and goes away
+            self.run(0.1, hand=(x + 5 * k, y + 40 + 60 * k))
+        t_left = self.t
+        self.run(1.0)
+        return t_left
+
+
+def session_for(tmp_path, **kw):
+    return WatchSession(lambda frame, t: VIEW, fake_reader, log_dir=tmp_path, **kw)
+
+
+def types(events):
+    return [e["type"] for e in events]
+
+
+def test_game_recorded_with_quarto_and_keyframes(tmp_path):
+    scene = Scene(session_for(tmp_path))
+    scene.run(1.0)
+    for name, sym in [("a1", "LRSS"), ("b1", "DRSS"), ("c1", "LSSS")]:
+        scene.place(name, sym)
+    t_left = scene.place("d1", "DSSS")
+    quarto = [e for e in scene.events if e["type"] == "quarto"]
+    assert len(quarto) == 1 and quarto[0]["after_move"] == 4
+    assert quarto[0]["t"] - t_left <= 0.5
+    scene.events += scene.session.close(scene.t)
+    assert types(scene.events) == ["game_start"] + ["move"] * 4 + ["quarto", "game_end"]
+    (path,) = tmp_path.glob("*.jsonl")
+    record = read_record(path)
+    assert record.events == scene.events
+    assert len(list(path.with_suffix("").glob("move-*.jpg"))) == 4
+
+
+def test_lamp_switched_on_and_hover_give_no_event(tmp_path):
+    scene = Scene(session_for(tmp_path))
+    scene.run(1.0)
+    scene.place("b2", "DSTH")
+    before = len(scene.events)
+    scene.run(3.0, gain=20)  # a lamp: everything brighter, nothing moves afterwards
+    x, y = CENTERS[Cell.from_name("c3").index]
+    for k in range(20):  # a hand hovers over c3 and leaves without placing
+        scene.run(0.1, hand=(x + (k % 3), y + 20))
+    scene.run(2.0, gain=20)
+    assert scene.events[before:] == []
+    scene.session.close(scene.t)
+
+
+def test_delayed_alert(tmp_path):
+    scene = Scene(session_for(tmp_path, policy=AlertPolicy("delay", 2.0)))
+    scene.run(1.0)
+    for name, sym in [("a1", "LRSS"), ("b1", "DRSS"), ("c1", "LSSS")]:
+        scene.place(name, sym)
+    t_left = scene.place("d1", "DSSS")
+    assert "quarto" not in types(scene.events)
+    scene.run(2.0)
+    (quarto,) = [e for e in scene.events if e["type"] == "quarto"]
+    assert 2.0 <= quarto["t"] - t_left <= 2.6
+    scene.session.close(scene.t)
+
+
+def test_restart_after_kill_continues_the_game(tmp_path):
+    first = Scene(session_for(tmp_path))
+    first.run(1.0)
+    first.place("a1", "LRSS")
+    first.place("b1", "DRSS")
+    announced = list(first.events)
+    # killed here: nothing more is written (the OS closes the file); a new process starts
+    # on the rest of the scene
+    first.session.recorder.close()
+    assert find_unfinished(tmp_path) is not None
+    second = Scene(session_for(tmp_path))
+    assert second.session.resumed_from is not None
+    second.t, second.index, second.pieces = first.t, first.index, dict(first.pieces)
+    second.run(1.0)
+    second.place("c1", "LSSS")
+    second.place("d1", "DSSS")
+    second.events += second.session.close(second.t)
+    (path,) = tmp_path.glob("*.jsonl")
+    record = read_record(path)
+    assert record.events[: len(announced)] == announced
+    assert [e["name"] for e in record.events if e["type"] == "move"] == ["a1", "b1", "c1", "d1"]
+    assert record.events[-1]["result"] == "quarto"
+
+
+def test_board_lost_is_busy(tmp_path):
+    session = WatchSession(lambda f, t: BoardNotFound("no"), fake_reader, log_dir=None)
+    result = session.process(Frame(draw({}), 0.0, 0))
+    assert result.view is None and result.events == [] and not result.observation
+
+
+@pytest.mark.parametrize("k", [0, 1, 2, 3])
+def test_align_view_undoes_a_relabelling(k):
+    turned = rotate_view(VIEW, k)
+    back = align_view(turned, VIEW)
+    assert np.allclose(back.cell_centers_px(), VIEW.cell_centers_px(), atol=1e-6)
+    if k:
+        assert not np.allclose(turned.cell_centers_px(), VIEW.cell_centers_px())

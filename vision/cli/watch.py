@@ -1,0 +1,323 @@
+"""``quarto-vision watch`` (a real game) and ``quarto-vision demo`` (the bundled video)."""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import os
+import sys
+import time
+from pathlib import Path
+from typing import IO, Any
+
+from vision.game.export import describe_event
+from vision.game.model import Event
+from vision.game.record import default_log_dir
+from vision.live.alerts import AlertPolicy, AlertPolicyError, Announcer, quarto_phrase
+from vision.live.sources import FrameSource, SourceError, VideoSource, open_source
+from vision.rules.lines import Rules, RulesError
+
+#: The bundled demo video (made by ``quarto-vision render game``, see sample_images/README.md).
+DEMO_VIDEO = Path(__file__).resolve().parents[2] / "sample_images" / "demo_game.mp4"
+
+EXIT_OK = 0
+EXIT_USAGE = 2
+EXIT_SOURCE_LOST = 4
+
+
+def register(sub: Any) -> None:
+    watch = sub.add_parser(
+        "watch",
+        help="watch a game: announce every Quarto, log every game",
+        description="Watch a physical Quarto game from a camera, video file, image folder or "
+        "stream; announce every Quarto and log every game.",
+    )
+    watch.add_argument(
+        "source",
+        nargs="?",
+        default="0",
+        help="camera index (default 0), video file, folder of images, or URL",
+    )
+    _common(watch)
+    watch.set_defaults(func=_watch)
+
+    demo = sub.add_parser("demo", help="the main job on the bundled sample video (no camera)")
+    _common(demo)
+    demo.set_defaults(func=_demo, source=None)
+
+
+def _common(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--no-window", action="store_true", help="no live window (terminal only)")
+    p.add_argument("--events", metavar="FILE|-", help="write every event as a JSON line")
+    p.add_argument(
+        "--log-dir",
+        type=Path,
+        default=None,
+        help=f"folder for game records and key frames (default {default_log_dir()})",
+    )
+    p.add_argument(
+        "--calibration",
+        type=Path,
+        metavar="FILE",
+        help="camera calibration / board lock JSON (quarto-vision calibrate)",
+    )
+    p.add_argument("--rules", choices=("classic", "advanced"), default="classic")
+    p.add_argument(
+        "--attributes",
+        default=None,
+        metavar="LIST",
+        help="beginner variant: only these attributes count, e.g. color,shape",
+    )
+    p.add_argument(
+        "--alert",
+        default="immediate",
+        metavar="MODE",
+        help="immediate (default), delay:SECONDS, or off",
+    )
+    p.add_argument(
+        "--start",
+        type=float,
+        default=0.0,
+        metavar="SECONDS",
+        help="video files: start this many seconds in",
+    )
+    p.add_argument(
+        "--no-resume",
+        action="store_true",
+        help="do not continue an unfinished game found in the log folder",
+    )
+    p.add_argument("--quiet", action="store_true", help="no progress lines")
+
+
+def _err(message: str) -> None:
+    print(f"quarto-vision: {message}", file=sys.stderr)
+
+
+def _demo(args: argparse.Namespace) -> int:
+    if not DEMO_VIDEO.exists():
+        _err(f"bundled demo video missing: {DEMO_VIDEO}")
+        return EXIT_USAGE
+    args.source = str(DEMO_VIDEO)
+    if args.log_dir is None:
+        # The demo must not mix its games into the user's own log.
+        args.log_dir = Path(os.environ.get("TMPDIR", "/tmp")) / "quarto-vision-demo"
+        args.no_resume = True
+    return _watch(args)
+
+
+def _want_window(args: argparse.Namespace) -> bool:
+    if args.no_window:
+        return False
+    if sys.platform.startswith("linux") and not (
+        os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")
+    ):
+        return False
+    return True
+
+
+def _watch(args: argparse.Namespace) -> int:
+    # Imported here so that `--help` and `games` never pay for OpenCV-heavy modules.
+    from vision.live.session import WatchSession
+    from vision.locate.tracker import BoardTracker
+    from vision.read.reader import read_cells
+
+    try:
+        rules = Rules.from_options(args.rules, args.attributes)
+        policy = AlertPolicy.parse(args.alert)
+    except (RulesError, AlertPolicyError) as exc:
+        _err(str(exc))
+        return EXIT_USAGE
+    intrinsics = None
+    lock = None
+    if args.calibration is not None:
+        from calibration.io import CalibrationError, load_calibration
+
+        try:
+            calib = load_calibration(args.calibration)
+        except CalibrationError as exc:
+            _err(str(exc))
+            return EXIT_USAGE
+        intrinsics, lock = calib.intrinsics, calib.board_lock
+    try:
+        source: FrameSource = open_source(args.source)
+    except (SourceError, ValueError) as exc:
+        _err(str(exc))
+        return EXIT_USAGE
+    if args.start > 0 and isinstance(source, VideoSource):
+        source.seek(args.start)
+
+    events_out: IO[str] | None = None
+    if args.events == "-":
+        events_out = sys.stdout
+    elif args.events:
+        events_out = open(args.events, "a", encoding="utf-8")  # noqa: SIM115
+    # Human lines go to stderr when stdout carries the JSON events.
+    human = sys.stderr if events_out is sys.stdout else sys.stdout
+    announcer = Announcer(policy)
+    log_dir = args.log_dir or default_log_dir()
+
+    def sink(event: Event) -> None:
+        if events_out is not None:
+            events_out.write(json.dumps({k: v for k, v in event.items()}) + "\n")
+            events_out.flush()
+        line = describe_event(event)
+        if event.get("type") == "quarto" and policy.sounds:
+            line = f"*** {quarto_phrase(event)} ***  ({line})"
+        print(f"[{event.get('t', 0.0):8.2f}s] {line}", file=human, flush=True)
+        announcer.announce(event)
+
+    if lock is not None:
+        from vision.locate.lock import view_from_corners
+
+        fixed: list[Any] = []
+
+        def locator(frame: Any, t: float) -> Any:
+            if not fixed:
+                h, w = frame.shape[:2]
+                fixed.append(
+                    view_from_corners(lock.corners_px, (w, h), lock.layout, intrinsics=intrinsics)
+                )
+            return fixed[0]
+    else:
+        board_tracker = BoardTracker(intrinsics=intrinsics)
+        locator = board_tracker.update
+
+    session = WatchSession(
+        locator,
+        read_cells,
+        log_dir=log_dir,
+        rules=rules,
+        policy=policy,
+        sink=sink,
+        source=source.description,
+        resume=not args.no_resume,
+    )
+    if session.resumed_from is not None:
+        print(f"continuing the unfinished game {session.resumed_from}", file=human)
+    print(
+        f"watching {source.description}; games logged in {log_dir}; {announcer.capabilities}",
+        file=human,
+        flush=True,
+    )
+
+    window = _Window() if _want_window(args) else None
+    t = 0.0
+    frames = 0
+    wall0 = time.monotonic()
+    last_progress = wall0
+    quit_requested = False
+    try:
+        for frame in source:
+            t = frame.t
+            result = session.process(frame)
+            frames += 1
+            if window is not None:
+                action = window.show(frame.image, frame.t, session, result)
+                if action == "quit":
+                    quit_requested = True
+                    break
+                if action == "undo":
+                    session.undo_last(t)
+            now = time.monotonic()
+            if not args.quiet and now - last_progress >= 5.0:
+                last_progress = now
+                rate = frames / max(now - wall0, 1e-6)
+                print(
+                    f"  ... t={t:.1f}s, {frames} frames, {rate:.1f} frames/s"
+                    + (f", {source.dropped} dropped" if source.live else ""),
+                    file=sys.stderr,
+                    flush=True,
+                )
+    except KeyboardInterrupt:
+        quit_requested = True
+    finally:
+        session.close(t)
+        source.close()
+        announcer.close()
+        if window is not None:
+            window.close()
+        if events_out is not None and events_out is not sys.stdout:
+            events_out.close()
+    if source.error and not quit_requested:
+        _err(f"{source.error}; the game record is closed")
+        return EXIT_SOURCE_LOST
+    if not args.quiet:
+        elapsed = time.monotonic() - wall0
+        print(
+            f"done: {frames} frames in {elapsed:.1f}s ({frames / max(elapsed, 1e-6):.1f}/s)",
+            file=sys.stderr,
+        )
+    return EXIT_OK
+
+
+class _Window:
+    """The live window: keys q (quit), p (pause), u (undo the last move)."""
+
+    name = "quarto-vision"
+
+    def __init__(self) -> None:
+        import cv2
+
+        self._cv2 = cv2
+        self.paused = False
+        self.warnings: list[str] = []
+        self.quarto: Event | None = None
+        self.quarto_until = -1.0
+        try:
+            cv2.namedWindow(self.name, cv2.WINDOW_NORMAL)
+            self.ok = True
+        except cv2.error:
+            _err("no window available (headless OpenCV?); continuing without one")
+            self.ok = False
+
+    def show(self, image: Any, t: float, session: Any, result: Any) -> str | None:
+        from vision.live.overlay import LiveStatus, draw_live
+
+        if not self.ok:
+            return None
+        for event in result.events:
+            if event.get("type") == "warning":
+                self.warnings.append(str(event.get("message")))
+            if event.get("type") == "quarto":
+                self.quarto = event
+                self.quarto_until = float(event.get("t", 0.0)) + 4.0
+        if t > self.quarto_until:
+            self.quarto = None
+        game = session.tracker.game
+        status = (
+            "waiting for an empty board"
+            if session.tracker.waiting_for_empty
+            else (f"move {len(game.moves)}" if game else "")
+        )
+        if result.gate is not None and result.gate.busy:
+            status += f" - {result.gate.reason}"
+        if result.view is None:
+            status = "looking for the board"
+        drawn = draw_live(
+            image,
+            LiveStatus(
+                result.view,
+                result.observation,
+                game.board if game else None,
+                bool(result.gate and result.gate.busy),
+                status,
+                self.warnings,
+                self.quarto,
+            ),
+        )
+        self._cv2.imshow(self.name, drawn)
+        while True:
+            key = self._cv2.waitKey(1) & 0xFF
+            if key == ord("q") or key == 27:
+                return "quit"
+            if key == ord("u"):
+                return "undo"
+            if key == ord("p"):
+                self.paused = not self.paused
+            if not self.paused:
+                return None
+
+    def close(self) -> None:
+        with contextlib.suppress(self._cv2.error):
+            self._cv2.destroyWindow(self.name)

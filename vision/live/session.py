@@ -1,0 +1,222 @@
+"""The live loop, one frame at a time: board tracking, motion gate, cell reading, state
+tracking, then the outputs (game record, key frames, event sink, alerts).
+
+:class:`WatchSession` holds all state on the caller's thread and knows nothing about windows
+or terminals: :meth:`WatchSession.process` returns what happened in a :class:`FrameResult`, and
+the CLI shows it. Reading the cells is the expensive step, so it runs only while the scene is
+settling or, on a still scene, every ``reread_s`` to re-check the recorded pieces.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import cv2
+import numpy as np
+from numpy.typing import NDArray
+
+from vision.game.model import Event, Game
+from vision.game.record import GameRecorder, find_unfinished, read_record
+from vision.geometry.board_view import BoardView
+from vision.geometry.camera import Camera, Pose
+from vision.live.alerts import AlertPolicy, EventScheduler
+from vision.live.motion import GateResult, MotionConfig, MotionGate
+from vision.live.sources import Frame
+from vision.live.tracker import StateTracker, TrackerConfig
+from vision.read.observation import Observation
+from vision.rules.lines import Rules
+
+logger = logging.getLogger(__name__)
+
+Locator = Callable[[NDArray[np.uint8], float], object]  # (frame, t) -> BoardView | BoardNotFound
+Reader = Callable[[NDArray[np.uint8], BoardView], Observation]
+
+
+@dataclass(frozen=True)
+class SessionConfig:
+    """Knobs of the live loop."""
+
+    #: On a still, settled scene, re-read the cells this often (s) to re-check the record.
+    reread_s: float = 0.5
+    #: JPEG quality of the key frame saved per move.
+    keyframe_quality: int = 85
+    tracker: TrackerConfig = field(default_factory=TrackerConfig)
+    motion: MotionConfig = field(default_factory=MotionConfig)
+
+
+@dataclass(frozen=True)
+class FrameResult:
+    """What one frame changed: the events raised (after the alert delay), and the beliefs."""
+
+    events: list[Event]
+    view: BoardView | None
+    observation: Observation
+    gate: GateResult | None
+    read: bool
+
+
+def rotate_view(view: BoardView, quarter_turns: int) -> BoardView:
+    """The same physical board with its cell labelling turned by ``quarter_turns`` x 90 deg."""
+    a = math.radians(90.0 * (quarter_turns % 4))
+    rz = np.array([[math.cos(a), -math.sin(a), 0.0], [math.sin(a), math.cos(a), 0.0], [0, 0, 1]])
+    pose = Pose(view.camera.pose.R @ rz, view.camera.pose.t)
+    return BoardView(Camera(view.camera.intrinsics, pose), view.spec, view.calibrated, view.score)
+
+
+def align_view(new: BoardView, old: BoardView | None) -> BoardView:
+    """Relabel ``new`` so its cells match ``old``'s in the image (a found-again board keeps
+    the game's labelling: one labelling for a whole game)."""
+    if old is None:
+        return new
+    ref = old.cell_centers_px()
+    best = min(
+        range(4), key=lambda k: float(np.sum((rotate_view(new, k).cell_centers_px() - ref) ** 2))
+    )
+    return rotate_view(new, best) if best else new
+
+
+class WatchSession:
+    """One ``watch`` run. Feed frames with :meth:`process`; call :meth:`close` at the end.
+
+    Parameters
+    ----------
+    locator : per-frame board tracking, ``(frame, t) -> BoardView | BoardNotFound``.
+    reader : ``(frame, view) -> Observation``.
+    log_dir : where game records and key frames go (None: no record).
+    rules, policy, config : the rules in force, the alert policy, the knobs.
+    sink : called with every event as it is raised (``--events``, terminal, alerts).
+    resume : continue an unfinished game found in ``log_dir``.
+    """
+
+    def __init__(
+        self,
+        locator: Locator,
+        reader: Reader,
+        *,
+        log_dir: Path | None,
+        rules: Rules | None = None,
+        policy: AlertPolicy | None = None,
+        config: SessionConfig | None = None,
+        sink: Callable[[Event], None] | None = None,
+        source: str | None = None,
+        resume: bool = True,
+    ) -> None:
+        self.locator = locator
+        self.reader = reader
+        self.log_dir = log_dir
+        self.rules = rules or Rules()
+        self.config = config or SessionConfig()
+        self.scheduler = EventScheduler(policy or AlertPolicy())
+        self.sink = sink
+        self.source = source
+        self.gate = MotionGate(self.config.motion)
+        self.view: BoardView | None = None
+        self.observation = Observation.empty()
+        self.recorder: GameRecorder | None = None
+        self.resumed_from: Path | None = None
+        self._last_read = -math.inf
+        self._raw_view: BoardView | None = None  # the locator's view before relabelling
+        game = self._resume() if (resume and log_dir is not None) else None
+        self.tracker = StateTracker(self.rules, self.config.tracker, game)
+
+    # -- resume -------------------------------------------------------------------------------
+    def _resume(self) -> Game | None:
+        assert self.log_dir is not None
+        path = find_unfinished(self.log_dir)
+        if path is None:
+            return None
+        record = read_record(path)
+        if record.rules != self.rules:
+            logger.warning("unfinished game %s has other rules; starting fresh", path.name)
+            return None
+        game = record.game()
+        self.recorder = GameRecorder.resume(path)
+        self.resumed_from = path
+        logger.info("resuming %s after move %d", path.name, len(game.moves))
+        return game
+
+    # -- per frame ----------------------------------------------------------------------------
+    def process(self, frame: Frame) -> FrameResult:
+        t = frame.t
+        image = frame.image
+        found = self.locator(image, t)
+        if not found:
+            self.view = None
+            self.observation = Observation.empty()
+            self.gate.reset()
+            events = self.tracker.update(self.observation, t, busy=True)
+            return FrameResult(self._output(events, t, image), None, self.observation, None, False)
+        assert isinstance(found, BoardView)
+        if self.view is None or found is not self._raw_view:
+            self._raw_view = found
+            aligned = align_view(found, self.view)
+            if self.view is not None:
+                self.gate.reset()
+            self.view = aligned
+        gate = self.gate.update(image, self.view, t)
+        read = False
+        if gate.busy:
+            events = self.tracker.update(Observation.empty(), t, busy=True)
+        else:
+            if not self.tracker.settled or t - self._last_read >= self.config.reread_s:
+                self.observation = self.reader(image, self.view)
+                self._last_read = t
+                read = True
+            events = self.tracker.update(self.observation, t)
+            if self.tracker.settled:
+                self.gate.rebase()
+        return FrameResult(self._output(events, t, image), self.view, self.observation, gate, read)
+
+    def undo_last(self, t: float, reason: str = "undone by hand") -> list[Event]:
+        """A by-hand correction from the live window: take back the last move."""
+        game = self.tracker.game
+        if game is None or not game.moves:
+            return []
+        return self._output(game.undo(t, reason), t, None)
+
+    def close(self, t: float) -> list[Event]:
+        """End of source: raise pending delayed events, close the game and its record."""
+        events = self.scheduler.flush() + self.tracker.finish(t)
+        out = self._output(events, t, None, scheduled=True)
+        if self.recorder is not None:
+            self.recorder.close()
+            self.recorder = None
+        return out
+
+    # -- outputs ------------------------------------------------------------------------------
+    def _output(
+        self,
+        events: list[Event],
+        t: float,
+        image: NDArray[np.uint8] | None,
+        scheduled: bool = False,
+    ) -> list[Event]:
+        ready = events if scheduled else self.scheduler.push(events, t) + self.scheduler.due(t)
+        for event in ready:
+            self._record(event, image)
+            if self.sink is not None:
+                self.sink(event)
+        return ready
+
+    def _record(self, event: Event, image: NDArray[np.uint8] | None) -> None:
+        if self.log_dir is None:
+            return
+        if event.get("type") == "game_start":
+            if self.recorder is not None:
+                self.recorder.close()
+            self.recorder = GameRecorder.create(self.log_dir, self.rules, source=self.source)
+        if self.recorder is None:
+            return
+        self.recorder.write(event)
+        if event.get("type") == "move" and image is not None:
+            folder = self.recorder.path.with_suffix("")
+            folder.mkdir(exist_ok=True)
+            path = folder / f"move-{int(event['index']):02d}-{event['name']}.jpg"
+            cv2.imwrite(str(path), image, [cv2.IMWRITE_JPEG_QUALITY, self.config.keyframe_quality])
+        if event.get("type") == "game_end":
+            self.recorder.close()
+            self.recorder = None
