@@ -11,6 +11,7 @@ different wood shifts every colour in the scene together, so
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -26,46 +27,96 @@ FloatArray = NDArray[np.float64]
 
 @dataclass(frozen=True)
 class CellColours:
-    """(16, 3) Lab colours per cell: ``body`` where a piece's lower near face must appear,
-    ``bare`` the nearest bare board (between cells, in front), ``inner`` the inside of the
-    ring in front of the footprint; ``scene_white`` the lightness of the scene's bright parts."""
+    """``body`` (16, M, 3) Lab samples of each cell's footprint; ``bare`` and ``inner`` (3,) the
+    board's colour between cells and inside the rings; ``scene_white`` the lightness of the
+    scene's bright parts."""
 
     body: NDArray[np.float32]
     bare: NDArray[np.float32]
     inner: NDArray[np.float32]
     scene_white: float
+    body_px: FloatArray
 
-    def board_distance(self) -> FloatArray:
-        """(16,) how unlike the bare board (either reference) the body samples look."""
-        d1 = lab_distance(self.body, self.bare)
-        d2 = lab_distance(self.body, self.inner)
-        return np.minimum(d1, d2).astype(np.float64)
+    def board_distance(self) -> NDArray[np.float32]:
+        """(16, M) how unlike the bare board (either reference) each footprint sample looks."""
+        d1 = lab_distance(self.body, self.bare[None, None, :])
+        d2 = lab_distance(self.body, self.inner[None, None, :])
+        return np.minimum(d1, d2)
 
 
 def cell_colours(view: BoardView, frames: CellFrames, patch: LabPatch) -> CellColours:
-    """Sample body, bare-board and ring-interior colours for every cell."""
+    """Sample footprint, bare-board and ring-interior colours for every cell.
+
+    ``body`` is the footprint on the board plane: a piece always hides its own footprint, so
+    there the image shows the piece (or a nearer piece), while an empty cell shows its interior.
+    ``bare`` is the board surface between cells and ``inner`` the inside of the rings: both are
+    robust modes over the whole board (pieces cover some samples, rarely most of them), because
+    the interior of a cell can differ from the board (inlays, printed discs, recesses).
+    """
     f = frames.footprint_m
     spec = view.spec
-    body_pts = project_grid(
-        view,
-        circle_points(frames, 0.3 * f, np.array([0.2, 0.35, 0.5]) * f,
-                      np.pi + np.radians(np.array([-35.0, 0.0, 35.0]))),
-    ).reshape(16, -1, 2)
-    near = np.pi + np.radians(np.linspace(-50.0, 50.0, 5))
-    bare_pts = project_grid(
-        view, circle_points(frames, 0.5 * spec.cell_pitch_m, np.array([0.0]), near)
-    )[:, 0]
+    body_pts = occupancy_points(view, frames)
+    near = np.pi + np.radians(np.linspace(-60.0, 60.0, 7))
     inner_pts = project_grid(
-        view, circle_points(frames, 0.88 * spec.cell_diameter_m / 2.0, np.array([0.0]), near)
+        view, circle_points(frames, 0.86 * spec.cell_diameter_m / 2.0, np.array([0.0]), near)
     )[:, 0]
-    nb = body_pts.shape[1]
-    vals, _ = patch.sample(np.concatenate([body_pts, bare_pts, inner_pts], axis=1))
-    body = np.median(vals[:, :nb], axis=1)
-    bare = np.median(vals[:, nb : nb + len(near)], axis=1)
-    inner = np.median(vals[:, nb + len(near) :], axis=1)
+    # Board surface between cells: cell centres shifted half a pitch along the grid diagonals.
+    a = np.radians(spec.grid_rotation_deg + 45.0 + 90.0 * np.arange(4))
+    between = spec.cell_pitch_m * np.sqrt(0.5)
+    bare_xy = (spec.cell_centers()[:, None, :]
+               + between * np.stack([np.cos(a), np.sin(a)], axis=1)[None]).reshape(-1, 2)
+    bare_pts = view.project(bare_xy)
+    nb, ni = body_pts.shape[1], inner_pts.shape[1]
+    vals, _ = patch.sample(np.concatenate([body_pts.reshape(-1, 2), inner_pts.reshape(-1, 2),
+                                           bare_pts]))
+    body = vals[: 16 * nb].reshape(16, nb, 3)
+    inner = _colour_mode(vals[16 * nb : 16 * (nb + ni)])
+    bare = _colour_mode(vals[16 * (nb + ni) :])
     white = float(np.percentile(patch.lab[::4, ::4, 0], 97))
     return CellColours(body.astype(np.float32), bare.astype(np.float32),
-                       inner.astype(np.float32), max(white, 1.0))
+                       inner.astype(np.float32), max(white, 1.0), body_pts)
+
+
+def occupancy_points(view: BoardView, frames: CellFrames) -> FloatArray:
+    """(16, 9, 2) image points that any piece on the cell hides: its footprint (centre and six
+    points at 0.2 F) and its axis at 0.3 F and 0.6 F (inside every piece at least 0.7 F tall)."""
+    f = frames.footprint_m
+    foot = np.radians(np.arange(0.0, 360.0, 60.0))
+    return np.concatenate([
+        project_grid(view, circle_points(frames, 0.0, np.array([0.0, 0.3 * f, 0.6 * f]),
+                                         np.array([0.0])))[:, :, 0],
+        project_grid(view, circle_points(frames, 0.2 * f, np.array([0.0]), foot))[:, 0],
+    ], axis=1)
+
+
+def body_lightness(
+    view: BoardView, frames: CellFrames, patch: LabPatch, heights_m: FloatArray,
+    usable: Callable[[FloatArray], NDArray[np.bool_]] | None = None,
+) -> FloatArray:
+    """(16,) median lightness of the near face of a piece of height ``heights_m[i]`` on each
+    cell (between 30 % and 85 % of its height, where neither the contact shadow at the base nor
+    the top's highlight dominates); ``usable`` drops points hidden by nearer pieces."""
+    f = frames.footprint_m
+    fracs = np.array([0.3, 0.45, 0.6, 0.75, 0.85])
+    angles = np.pi + np.radians(np.array([-40.0, -20.0, 0.0, 20.0, 40.0]))
+    pts = project_grid(
+        view, circle_points(frames, 0.42 * f, heights_m[:, None] * fracs[None, :], angles)
+    ).reshape(16, -1, 2)
+    vals, valid = patch.sample(pts)
+    ok = valid & (usable(pts) if usable is not None else True)
+    light = np.where(ok, vals[..., 0], np.nan)
+    enough = np.sum(ok, axis=1) >= 3
+    light = np.where(enough[:, None], light, vals[..., 0])
+    return np.asarray(np.nanmedian(light, axis=1), dtype=np.float64)
+
+
+def _colour_mode(samples: NDArray[np.float32], radius: float = 8.0) -> NDArray[np.float32]:
+    """The mean of the densest group of Lab samples (those within ``radius`` of the sample with
+    the most neighbours): the board's colour even when pieces cover some samples."""
+    d = lab_distance(samples[:, None, :], samples[None, :, :])
+    close = d < radius
+    k = int(np.argmax(close.sum(axis=1)))
+    return np.asarray(samples[close[k]].mean(axis=0), dtype=np.float32)
 
 
 def dark_probability(

@@ -30,8 +30,18 @@ class ReaderConfig:
     #: groups (e.g. one piece): halfway (geometric mean) between a typical short 1.05 F and a
     #: typical tall 2.1 F.
     tall_threshold_f: float = 1.5
-    #: Two height groups are real when their heights differ by this factor (sets: 1.5-2.1).
-    min_tall_short_ratio: float = 1.35
+    #: Ratio tall/short searched when fitting the set's two heights (sets: 1.5-2.1).
+    min_tall_short_ratio: float = 1.4
+    max_tall_short_ratio: float = 2.3
+    #: Range of the short height, in F (sets: 0.9-1.5 F, plus the footprint's uncertainty).
+    min_short_f: float = 0.75
+    max_short_f: float = 1.7
+    #: Typical short height (F) and the weight of that prior per piece (log-units squared):
+    #: decides a lone piece, barely matters once pieces of both heights are on the board.
+    typical_short_f: float = 1.1
+    height_prior_weight: float = 1.0
+    #: Width of the tall/short odds, in z-score units of height support.
+    height_margin_width: float = 0.5
 
     # -- sampling ---------------------------------------------------------------------------
     #: Half-angle of the far rim arc used for the top edge (degrees from the away direction).

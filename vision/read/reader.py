@@ -21,15 +21,21 @@ import numpy as np
 from numpy.typing import NDArray
 
 from vision.geometry.board_view import BoardView
-from vision.read.appearance import CellColours, cell_colours, dark_probability
+from vision.read.appearance import (
+    CellColours,
+    body_lightness,
+    cell_colours,
+    dark_probability,
+)
 from vision.read.config import ReaderConfig
 from vision.read.decode import decode_pieces
-from vision.read.geometry import CellFrames, cell_frames
+from vision.read.heights import HeightFit, fit_heights
+from vision.read.geometry import CellFrames, cell_frames, circle_points, project_grid
 from vision.read.observation import CellReading, Observation
-from vision.read.sampling import lab_patch
+from vision.read.sampling import LabPatch, lab_patch
 from vision.read.silhouette import HeightProfiles, height_profiles
 from vision.read.top import TopFeatures, top_features
-from vision.read.visibility import visible_fractions
+from vision.read.visibility import OcclusionMask
 from vision.rules.board import ALL_CELLS
 from vision.rules.pieces import ATTRIBUTES
 
@@ -50,6 +56,8 @@ class CellFeatures:
     visible: FloatArray
     top_visible: FloatArray
     top: TopFeatures
+    patch: LabPatch
+    heights: HeightFit
 
 
 def _logistic(x: FloatArray) -> FloatArray:
@@ -67,7 +75,12 @@ def _check_frame(frame_bgr: NDArray[np.uint8]) -> None:
 def measure_cells(
     frame_bgr: NDArray[np.uint8], view: BoardView, config: ReaderConfig | None = None
 ) -> CellFeatures:
-    """Measure occupancy, height, visibility and top-face evidence on every cell."""
+    """Measure occupancy, height, visibility and top-face evidence on every cell.
+
+    Cells are visited from the camera outwards: a cell's evidence only uses image points that
+    no nearer piece (already decided) stands in front of, and its own piece, once decided, is
+    added to the occlusion mask for the cells behind it.
+    """
     config = config or ReaderConfig()
     _check_frame(frame_bgr)
     frames = cell_frames(view, config.footprint_frac_of_ring)
@@ -79,19 +92,48 @@ def measure_cells(
     ])
     x0, y0 = pts.min(axis=0) - np.max(frames.footprint_px)
     x1, y1 = pts.max(axis=0) + np.max(frames.footprint_px)
-    patch = lab_patch(frame_bgr, (x0, y0, x1, y1), config.blur_f * float(np.median(frames.footprint_px)))
+    blur = config.blur_f * float(np.median(frames.footprint_px))
+    patch = lab_patch(frame_bgr, (x0, y0, x1, y1), blur)
     profiles = height_profiles(view, frames, patch, config)
-    height = profiles.heights_m[profiles.best_height_index()]
+    score = profiles.score()
+    # First pass: every cell's own best height (for occlusion masks while deciding occupancy).
+    height = profiles.heights_m[np.argmax(score, axis=1)]
     colours = cell_colours(view, frames, patch)
-    occ_colour = (colours.board_distance() - config.occupancy_lab_distance) / config.occupancy_lab_width
-    low = profiles.heights_m < 0.9 * f
-    side_low = np.mean(profiles.side[:, low], axis=1) if np.any(low) else profiles.side[:, 0]
-    occ_edge = (side_low - config.occupancy_edge_contrast) / config.occupancy_edge_width
-    occupied_p = _logistic(np.maximum(occ_colour, occ_edge))
+    dist = colours.board_distance()  # (16, M)
+    mask = OcclusionMask(view, frames)
+    occupied_p = np.zeros(16)
+    visible = np.ones(16)
+    top_visible = np.ones(16)
+    a = np.linspace(0.0, 2.0 * np.pi, 12, endpoint=False)
+    top_pts = project_grid(view, circle_points(frames, 0.3 * f, height[:, None], a))[:, 0]
+    for i in np.argsort(frames.depth_m):
+        free = mask.uncovered(colours.body_px[i])
+        if np.count_nonzero(free) >= 3:
+            d = float(np.median(dist[i][free]))
+            colour_logit = (d - config.occupancy_lab_distance) / config.occupancy_lab_width
+            occupied_p[i] = float(_logistic(np.array(colour_logit)))
+        else:
+            # Hidden behind nearer pieces: no evidence either way.
+            occupied_p[i] = 0.5 * config.occupied_probability
+        visible[i] = mask.visible_fraction(int(i), float(height[i]))
+        top_visible[i] = float(np.mean(mask.uncovered(top_pts[i])))
+        if occupied_p[i] >= config.occupied_probability:
+            mask.add(int(i), float(height[i]))
     occupied = occupied_p >= config.occupied_probability
-    visible, top_visible = visible_fractions(view, frames, occupied, height)
+    fit = fit_heights(score, profiles.heights_m, occupied & (visible >= 0.5), f, config)
+    height = np.where(fit.tall_probability >= 0.5, fit.tall_m, fit.short_m)
+    # Second pass of visibility with the fitted heights.
+    mask = OcclusionMask(view, frames)
+    top_pts = project_grid(view, circle_points(frames, 0.3 * f, height[:, None], a))[:, 0]
+    for i in np.argsort(frames.depth_m):
+        if not occupied[i]:
+            continue
+        visible[i] = mask.visible_fraction(int(i), float(height[i]))
+        top_visible[i] = float(np.mean(mask.uncovered(top_pts[i])))
+        mask.add(int(i), float(height[i]))
     top = top_features(view, frames, patch, height)
-    return CellFeatures(frames, profiles, colours, height, occupied_p, visible, top_visible, top)
+    return CellFeatures(frames, profiles, colours, height, occupied_p, visible, top_visible, top,
+                        patch, fit)
 
 
 def tall_probability(heights_f: FloatArray, usable: NDArray[np.bool_],
@@ -140,10 +182,9 @@ def read_cells(
     idx = np.flatnonzero(occupied)
     usable = feats.visible[idx] >= config.min_visible_fraction
     f = feats.frames.footprint_m
-    p_tall = tall_probability(feats.height_m[idx] / f, usable, config)
-    p_dark = dark_probability(
-        feats.colours.body[idx, 0].astype(np.float64), usable, feats.colours.scene_white, config
-    )
+    p_tall = feats.heights.tall_probability[idx]
+    lightness = body_lightness(view, feats.frames, feats.patch, feats.height_m)
+    p_dark = dark_probability(lightness[idx], usable, feats.colours.scene_white, config)
     p_hollow = _logistic((feats.top.hole_darkening[idx] - config.hole_darkening)
                          / config.hole_darkening_width)
     p_square = _logistic((feats.top.squareness[idx] - 0.08) / 0.05)

@@ -50,7 +50,7 @@ class LabPatch:
 
 
 def lab_patch(frame_bgr: NDArray[np.uint8], bbox_xyxy: tuple[float, float, float, float],
-              blur_sigma_px: float) -> LabPatch:
+              blur_sigma_px: float, max_gain: float = 6.0) -> LabPatch:
     """Convert the ``bbox_xyxy`` part of ``frame_bgr`` (clipped to the frame) to blurred Lab.
 
     Parameters
@@ -58,6 +58,14 @@ def lab_patch(frame_bgr: NDArray[np.uint8], bbox_xyxy: tuple[float, float, float
     frame_bgr : (H, W, 3) uint8 BGR image.
     bbox_xyxy : region that may hold the board and its pieces, frame pixels.
     blur_sigma_px : Gaussian blur applied before conversion (0 for none).
+    max_gain : largest exposure gain applied to a dim crop.
+
+    Notes
+    -----
+    The crop is first brought to a common exposure (its 98th percentile of the brightest
+    channel to 90 % white, gain at most ``max_gain``): in a dim room a dark piece on a black
+    board differs from it by a few Lab units only, and the same difference after normalising
+    is comparable with a well-lit scene.
     """
     h, w = frame_bgr.shape[:2]
     x0 = int(np.clip(np.floor(bbox_xyxy[0]) - 2, 0, w - 1))
@@ -67,7 +75,10 @@ def lab_patch(frame_bgr: NDArray[np.uint8], bbox_xyxy: tuple[float, float, float
     crop = frame_bgr[y0:y1, x0:x1]
     if blur_sigma_px > 0.3:
         crop = cv2.GaussianBlur(crop, (0, 0), blur_sigma_px)
-    lab = cv2.cvtColor(crop.astype(np.float32) * np.float32(1.0 / 255.0), cv2.COLOR_BGR2Lab)
+    bright = float(np.percentile(crop[::2, ::2].max(axis=2), 98)) if crop.size else 255.0
+    gain = float(np.clip(0.9 * 255.0 / max(bright, 1.0), 0.8, max_gain))
+    rgb = np.minimum(crop.astype(np.float32) * np.float32(gain / 255.0), np.float32(1.0))
+    lab = cv2.cvtColor(rgb, cv2.COLOR_BGR2Lab)
     return LabPatch(lab, (x0, y0))
 
 

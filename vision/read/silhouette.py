@@ -27,6 +27,8 @@ from vision.read.sampling import LabPatch, lab_distance
 
 FloatArray = NDArray[np.float64]
 RAW = True
+W_SIDE = 0.5
+W_SPREAD = 1.0
 
 
 @dataclass(frozen=True)
@@ -41,6 +43,7 @@ class HeightProfiles:
     rim: FloatArray
     side: FloatArray
     inside: NDArray[np.float32]
+    spread: FloatArray
 
     def best_height_index(self) -> NDArray[np.int64]:
         """(16,) index of the most likely top height: a strong rim edge with the body's side
@@ -57,7 +60,7 @@ class HeightProfiles:
         total = csum[:, -1:]
         n_above = np.arange(k - 1, -1, -1)[None, :]
         above = np.where(n_above > 0, (total - csum) / np.maximum(n_above, 1), 0.0)
-        return np.asarray(self.rim + 0.5 * (below - above))
+        return np.asarray(self.rim + W_SIDE * (below - above) - W_SPREAD * self.spread)
 
 
 def height_profiles(
@@ -86,13 +89,18 @@ def height_profiles(
     seed_pts = project_grid(view, circle_points(frames, 0.3 * f, seed_h, seed_a))
     seed_vals, _ = patch.sample(seed_pts.reshape(16, -1, 2))
     seed = np.median(seed_vals, axis=1)  # (16, 3)
-    pts = np.concatenate([rim_in, rim_out, side_in, side_out], axis=2)
+    ring = np.linspace(0.0, 2.0 * np.pi, 12, endpoint=False)
+    band = project_grid(view, circle_points(frames, 0.4 * f, heights, ring))
+    pts = np.concatenate([rim_in, rim_out, side_in, side_out, band], axis=2)
     values, valid = patch.sample(pts)
+    v_band = values[:, :, -len(ring):]
+    band_med = np.median(v_band, axis=2, keepdims=True)
+    spread = np.median(lab_distance(v_band, band_med), axis=2)
     j = len(arc)
     v_rim_in, v_rim_out = values[:, :, :j], values[:, :, j : 2 * j]
-    v_side_in, v_side_out = values[:, :, 2 * j : 2 * j + 2], values[:, :, 2 * j + 2 :]
+    v_side_in, v_side_out = values[:, :, 2 * j : 2 * j + 2], values[:, :, 2 * j + 2 : 2 * j + 4]
     ok_rim = valid[:, :, :j] & valid[:, :, j : 2 * j]
-    ok_side = valid[:, :, 2 * j : 2 * j + 2] & valid[:, :, 2 * j + 2 :]
+    ok_side = valid[:, :, 2 * j : 2 * j + 2] & valid[:, :, 2 * j + 2 : 2 * j + 4]
     sd = seed[:, None, None, :]
     cw = 2.0
     if RAW:
@@ -110,7 +118,8 @@ def height_profiles(
     rim = np.nan_to_num(np.nanmedian(_all_nan_safe(d_rim), axis=2))
     side = np.nan_to_num(np.nanmean(_all_nan_safe(d_side), axis=2))
     inside = np.median(v_rim_in, axis=2).astype(np.float32)
-    return HeightProfiles(heights, rim.astype(np.float64), side.astype(np.float64), inside)
+    return HeightProfiles(heights, rim.astype(np.float64), side.astype(np.float64), inside,
+                          spread.astype(np.float64))
 
 
 def _all_nan_safe(a: FloatArray) -> FloatArray:

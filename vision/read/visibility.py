@@ -1,9 +1,10 @@
-"""Occlusion prediction: which part of each piece the nearer pieces hide.
+"""Occlusion prediction: which part of each piece (or cell) the nearer pieces hide.
 
 Pieces are drawn as filled convex silhouettes (the projected hull of their bottom and top
-outlines) into a small mask, nearest first; a piece's visible fraction is the share of its own
-silhouette not already covered. Its top face is judged the same way, and is also unreadable
-when the camera sees it too obliquely (``top_sine`` below the configured limit).
+outlines) into a small mask, nearest first. A piece's visible fraction is the share of its own
+silhouette not already covered; a sample point is usable only where no nearer piece stands in
+front of it. The reader walks the cells from the camera outwards, so every decision about a
+cell can take the nearer cells' pieces into account.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from vision.geometry.board_view import BoardView
-from vision.read.geometry import CellFrames, circle_points, project_grid, silhouette_polygon
+from vision.read.geometry import CellFrames, silhouette_polygon
 
 FloatArray = NDArray[np.float64]
 
@@ -21,49 +22,50 @@ FloatArray = NDArray[np.float64]
 _MASK_SCALE = 0.5
 
 
-def visible_fractions(
-    view: BoardView,
-    frames: CellFrames,
-    occupied: NDArray[np.bool_],
-    heights_m: FloatArray,
-    width_factor: float = 1.1,
-) -> tuple[FloatArray, FloatArray]:
-    """Visible share of each occupied piece's silhouette and of its top face.
+class OcclusionMask:
+    """Union of the silhouettes of the pieces placed so far (nearest first).
 
     Parameters
     ----------
-    occupied : (16,) which cells hold a piece.
-    heights_m : (16,) estimated heights (ignored for empty cells).
+    view, frames : the board and its cell frames.
     width_factor : silhouette width in nominal footprints (1.1 covers square pieces' corners
         in most orientations without swallowing the neighbours).
-
-    Returns
-    -------
-    visible, top_visible : (16,) fractions in 0..1 (1 for empty cells).
     """
-    w, h = view.camera.intrinsics.size_wh
-    size = (max(1, int(h * _MASK_SCALE) + 1), max(1, int(w * _MASK_SCALE) + 1))
-    union = np.zeros(size, dtype=np.uint8)
-    visible = np.ones(16)
-    top_visible = np.ones(16)
-    order = np.argsort(frames.depth_m)
-    a = np.linspace(0.0, 2.0 * np.pi, 12, endpoint=False)
-    top_pts = project_grid(view, circle_points(frames, 0.3 * frames.footprint_m, heights_m[:, None], a))
-    for i in order:
-        if not occupied[i]:
-            continue
-        poly = silhouette_polygon(view, frames, int(i), width_factor * frames.footprint_m,
-                                  float(heights_m[i]))
-        poly = np.round(poly * _MASK_SCALE).astype(np.int32)
-        own = np.zeros(size, dtype=np.uint8)
-        cv2.fillConvexPoly(own, poly, 1)
+
+    def __init__(self, view: BoardView, frames: CellFrames, width_factor: float = 1.1) -> None:
+        w, h = view.camera.intrinsics.size_wh
+        self._size = (max(1, int(h * _MASK_SCALE) + 1), max(1, int(w * _MASK_SCALE) + 1))
+        self._union = np.zeros(self._size, dtype=np.uint8)
+        self._view = view
+        self._frames = frames
+        self._width = width_factor * frames.footprint_m
+
+    def silhouette(self, cell_index: int, height_m: float) -> NDArray[np.uint8]:
+        """The (small) mask of one piece's silhouette."""
+        poly = silhouette_polygon(self._view, self._frames, cell_index, self._width, height_m)
+        own = np.zeros(self._size, dtype=np.uint8)
+        cv2.fillConvexPoly(own, np.round(poly * _MASK_SCALE).astype(np.int32), 1)
+        return own
+
+    def visible_fraction(self, cell_index: int, height_m: float) -> float:
+        """Share of a piece's silhouette not hidden by the pieces added so far."""
+        own = self.silhouette(cell_index, height_m)
         area = int(own.sum())
-        if area > 0:
-            visible[i] = 1.0 - float(np.count_nonzero(own & union)) / area
-        tp = np.round(top_pts[i, 0] * _MASK_SCALE).astype(np.int64)
-        inside = (tp[:, 0] >= 0) & (tp[:, 1] >= 0) & (tp[:, 0] < size[1]) & (tp[:, 1] < size[0])
-        covered = np.zeros(len(tp), dtype=bool)
-        covered[inside] = union[tp[inside, 1], tp[inside, 0]] > 0
-        top_visible[i] = float(np.mean(~covered & inside))
-        union |= own
-    return visible, top_visible
+        if area == 0:
+            return 0.0
+        return 1.0 - float(np.count_nonzero(own & self._union)) / area
+
+    def uncovered(self, points_xy: FloatArray) -> NDArray[np.bool_]:
+        """(...) True where an (..., 2) image point is inside the frame and not covered."""
+        p = np.round(np.asarray(points_xy) * _MASK_SCALE).astype(np.int64)
+        inside = (p[..., 0] >= 0) & (p[..., 1] >= 0) & (p[..., 0] < self._size[1]) & (
+            p[..., 1] < self._size[0]
+        )
+        out = np.zeros(p.shape[:-1], dtype=bool)
+        q = p[inside]
+        out[inside] = self._union[q[:, 1], q[:, 0]] == 0
+        return out
+
+    def add(self, cell_index: int, height_m: float) -> None:
+        """Add a piece standing on a cell."""
+        self._union |= self.silhouette(cell_index, height_m)
