@@ -174,3 +174,24 @@ def test_bad_rule_options(lines, attrs):
 def test_rules_json_round_trip():
     for rules in (Rules(), Rules(advanced=True), Rules(attributes=("top", "color"))):
         assert Rules.from_json(rules.to_json()) == rules
+
+
+def test_partial_readings_never_invent_a_line():
+    rng = random.Random(5)
+    rules = Rules(advanced=True)
+    for _ in range(2000):
+        board = random_position(rng)
+        readings = {}
+        for cell, piece in board.items():
+            values = dict(piece.attributes)
+            for name in ATTRIBUTES:
+                if rng.random() < 0.15:
+                    values[name] = None
+            readings[cell] = values
+        partial = {q.line: q.shared for q in rules.quarto_lines_partial(readings)}
+        full = {q.line: q.shared for q in rules.quarto_lines(board)}
+        for line, shared in partial.items():
+            assert line in full
+            assert shared.items() <= full[line].items()
+        complete = {c: {k: v for k, v in p.attributes.items()} for c, p in board.items()}
+        assert {q.line: q.shared for q in rules.quarto_lines_partial(complete)} == full

@@ -8,7 +8,7 @@ attribute names and values.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
 from vision.rules.board import SIZE, Board, Cell
@@ -193,6 +193,28 @@ class Rules:
         """The Quarto lines through ``cell`` (the lines a piece just placed there created)."""
         found = (self.check_line(board, line) for line in self.lines_through(cell))
         return [q for q in found if q is not None]
+
+    def quarto_lines_partial(
+        self, readings: Mapping[Cell, Mapping[str, str | None]]
+    ) -> list[QuartoLine]:
+        """Quarto lines among partly read pieces: ``readings`` maps occupied cells to their
+        attribute values, ``None`` where an attribute could not be read.
+
+        An attribute counts as shared only when all four pieces have it read and equal, so an
+        unreadable attribute can hide a line but never invent one (no false "Quarto!").
+        """
+        found = []
+        for line in self.lines:
+            if any(cell not in readings for cell in line.cells):
+                continue
+            shared = []
+            for name in self.attributes:
+                values = {readings[cell].get(name) for cell in line.cells}
+                if len(values) == 1 and None not in values:
+                    shared.append((name, values.pop()))
+            if shared:
+                found.append(QuartoLine(line, tuple(shared)))
+        return found
 
     def is_quarto(self, board: Board) -> bool:
         return any(self.check_line(board, line) is not None for line in self.lines)
