@@ -207,11 +207,12 @@ class Rules:
         for line in self.lines:
             if any(cell not in readings for cell in line.cells):
                 continue
-            shared = []
+            shared: list[tuple[str, str]] = []
             for name in self.attributes:
                 values = {readings[cell].get(name) for cell in line.cells}
-                if len(values) == 1 and None not in values:
-                    shared.append((name, values.pop()))
+                value = values.pop() if len(values) == 1 else None
+                if value is not None:
+                    shared.append((name, value))
             if shared:
                 found.append(QuartoLine(line, tuple(shared)))
         return found
