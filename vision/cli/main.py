@@ -23,6 +23,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "vision.cli.calibrate",
     "vision.cli.watch",
     "vision.cli.render",
+    "vision.cli.evaluate",
 )
 
 

@@ -126,7 +126,8 @@ def score_image(label: Label, predicted: Sequence[PredictedCell] | None) -> Imag
         pred = predicted[int(match[k])]
         if (truth.piece is None) != (pred.piece is None):
             occ_err += 1
-            errors.append(f"{truth.cell.name}: occupancy {'missed' if pred.piece is None else 'false'}")
+            kind = "missed" if pred.piece is None else "false"
+            errors.append(f"{truth.cell.name}: occupancy {kind}")
             continue
         if truth.piece is None or pred.piece is None or truth.visible_fraction < MIN_VISIBLE:
             continue

@@ -53,7 +53,6 @@ def cell_colours(view: BoardView, frames: CellFrames, patch: LabPatch) -> CellCo
     robust modes over the whole board (pieces cover some samples, rarely most of them), because
     the interior of a cell can differ from the board (inlays, printed discs, recesses).
     """
-    f = frames.footprint_m
     spec = view.spec
     body_pts = occupancy_points(view, frames)
     near = np.pi + np.radians(np.linspace(-60.0, 60.0, 7))

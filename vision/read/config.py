@@ -20,6 +20,10 @@ class ReaderConfig:
     #: span 0.62 (issue 3 spec) to 0.85 (photoreal sets); the middle keeps the sampling
     #: offsets below valid for both ends.
     footprint_frac_of_ring: float = 0.72
+    #: The set's footprint is searched around that nominal value by these factors (0.61-0.83
+    #: of the ring), jointly with its two heights: seen from above, a larger top and a taller
+    #: piece look alike, and only the whole board's pieces together tell them apart.
+    footprint_scales: tuple[float, ...] = (0.85, 0.95, 1.05, 1.15)
     #: Range of piece heights searched, in footprint widths F: short pieces are 0.9-1.5 F,
     #: tall ones 1.5-2.1 times that, so 0.55-3.4 F covers every set with margin.
     min_height_f: float = 0.55
@@ -54,6 +58,9 @@ class ReaderConfig:
     edge_out_offset_f: float = 0.22
     #: Gaussian blur before sampling, in F (suppresses wood grain and sensor noise).
     blur_f: float = 0.04
+    #: The board's region is resampled so that a footprint spans at most this many pixels:
+    #: enough for a hole (0.6 F) and a square corner, and it bounds the time per frame.
+    max_footprint_px: float = 36.0
 
     # -- occupancy --------------------------------------------------------------------------
     #: Colour distance (CIE Lab units) between a cell's footprint and the bare board around it
@@ -88,6 +95,8 @@ class ReaderConfig:
     def __post_init__(self) -> None:
         for f in fields(self):
             value = getattr(self, f.name)
+            if isinstance(value, tuple) and (not value or min(value) <= 0):
+                raise ValueError(f"ReaderConfig.{f.name} must be non-empty and > 0, got {value!r}")
             if isinstance(value, (int, float)) and value < 0:
                 raise ValueError(f"ReaderConfig.{f.name} must be >= 0, got {value!r}")
         if not self.min_height_f < self.tall_threshold_f < self.max_height_f:

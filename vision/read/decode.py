@@ -112,10 +112,7 @@ def decode_pieces(odds: Sequence[Mapping[str, float | None]]) -> list[DecodedPie
     if n == 0:
         return []
     ll = piece_log_likelihood(odds)
-    if n <= len(ALL_PIECES):
-        cols = hungarian(-ll)
-    else:
-        cols = np.argmax(ll, axis=1)
+    cols = hungarian(-ll) if n <= len(ALL_PIECES) else np.argmax(ll, axis=1)
     taken = set(int(c) for c in cols)
     out = []
     for i in range(n):

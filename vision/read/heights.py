@@ -26,6 +26,7 @@ class HeightFit:
     short_m: float
     tall_m: float
     tall_probability: FloatArray  # (16,)
+    support: float = 0.0  # total fitted support (comparable between footprint hypotheses)
 
     def height_of(self, cell_index: int) -> float:
         """The more likely of the two heights for one cell."""
@@ -79,4 +80,5 @@ def fit_heights(
     a, b = np.unravel_index(int(np.argmax(total)), total.shape)
     margin = z[:, b] - z[:, a]
     p_tall = 1.0 / (1.0 + np.exp(-margin / config.height_margin_width))
-    return HeightFit(float(heights_m[a]), float(heights_m[b]), np.asarray(p_tall))
+    return HeightFit(float(heights_m[a]), float(heights_m[b]), np.asarray(p_tall),
+                     float(total[a, b]))

@@ -14,6 +14,7 @@ Steps (each in its own module):
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 from dataclasses import dataclass
 
@@ -29,8 +30,8 @@ from vision.read.appearance import (
 )
 from vision.read.config import ReaderConfig
 from vision.read.decode import decode_pieces
-from vision.read.heights import HeightFit, fit_heights
 from vision.read.geometry import CellFrames, cell_frames, circle_points, project_grid
+from vision.read.heights import HeightFit, fit_heights
 from vision.read.observation import CellReading, Observation
 from vision.read.sampling import LabPatch, lab_patch
 from vision.read.silhouette import HeightProfiles, height_profiles
@@ -92,9 +93,14 @@ def measure_cells(
     ])
     x0, y0 = pts.min(axis=0) - np.max(frames.footprint_px)
     x1, y1 = pts.max(axis=0) + np.max(frames.footprint_px)
-    blur = config.blur_f * float(np.median(frames.footprint_px))
-    patch = lab_patch(frame_bgr, (x0, y0, x1, y1), blur)
-    profiles = height_profiles(view, frames, patch, config)
+    f_px = float(np.median(frames.footprint_px))
+    patch = lab_patch(frame_bgr, (x0, y0, x1, y1), config.blur_f * f_px,
+                      scale=config.max_footprint_px / max(f_px, 1e-6))
+    scaled = [dataclasses.replace(frames, footprint_m=f * s) for s in config.footprint_scales]
+    all_profiles = [height_profiles(view, fs, patch, config) for fs in scaled]
+    # Occupancy masks use the nominal-size hypothesis (the scale nearest 1).
+    nominal = int(np.argmin(np.abs(np.log(np.asarray(config.footprint_scales)))))
+    profiles = all_profiles[nominal]
     score = profiles.score()
     # First pass: every cell's own best height (for occlusion masks while deciding occupancy).
     height = profiles.heights_m[np.argmax(score, axis=1)]
@@ -120,7 +126,15 @@ def measure_cells(
         if occupied_p[i] >= config.occupied_probability:
             mask.add(int(i), float(height[i]))
     occupied = occupied_p >= config.occupied_probability
-    fit = fit_heights(score, profiles.heights_m, occupied & (visible >= 0.5), f, config)
+    taking_part = occupied & (visible >= 0.5)
+    fit = None
+    for frames_s, profiles_s in zip(scaled, all_profiles, strict=True):
+        fit_s = fit_heights(profiles_s.score(), profiles_s.heights_m, taking_part,
+                            frames_s.footprint_m, config)
+        if fit is None or fit_s.support > fit.support:
+            fit, frames, profiles = fit_s, frames_s, profiles_s
+    assert fit is not None
+    f = frames.footprint_m
     height = np.where(fit.tall_probability >= 0.5, fit.tall_m, fit.short_m)
     # Second pass of visibility with the fitted heights.
     mask = OcclusionMask(view, frames)
@@ -181,7 +195,6 @@ def read_cells(
     occupied = feats.occupied_probability >= config.occupied_probability
     idx = np.flatnonzero(occupied)
     usable = feats.visible[idx] >= config.min_visible_fraction
-    f = feats.frames.footprint_m
     p_tall = feats.heights.tall_probability[idx]
     lightness = body_lightness(view, feats.frames, feats.patch, feats.height_m)
     p_dark = dark_probability(lightness[idx], usable, feats.colours.scene_white, config)

@@ -20,10 +20,12 @@ FloatArray = NDArray[np.float64]
 
 @dataclass(frozen=True)
 class LabPatch:
-    """A Lab (float32) crop of the frame; ``origin_xy`` is its top-left pixel in the frame."""
+    """A Lab (float32) crop of the frame; ``origin_xy`` is its top-left pixel in the frame and
+    ``scale`` the crop's resolution relative to the frame (1 or less)."""
 
     lab: NDArray[np.float32]
     origin_xy: tuple[int, int]
+    scale: float = 1.0
 
     def sample(self, points_xy: FloatArray) -> tuple[NDArray[np.float32], NDArray[np.bool_]]:
         """Bilinear Lab values at (..., 2) frame pixels; returns (..., 3) values and a (...)
@@ -31,8 +33,8 @@ class LabPatch:
         pts = np.asarray(points_xy, dtype=np.float64)
         shape = pts.shape[:-1]
         flat = pts.reshape(-1, 2)
-        x = (flat[:, 0] - self.origin_xy[0]).astype(np.float32)
-        y = (flat[:, 1] - self.origin_xy[1]).astype(np.float32)
+        x = ((flat[:, 0] - self.origin_xy[0] + 0.5) * self.scale - 0.5).astype(np.float32)
+        y = ((flat[:, 1] - self.origin_xy[1] + 0.5) * self.scale - 0.5).astype(np.float32)
         h, w = self.lab.shape[:2]
         valid = (x >= 0) & (y >= 0) & (x <= w - 1) & (y <= h - 1) & np.isfinite(x) & np.isfinite(y)
         x = np.where(valid, x, 0).astype(np.float32)
@@ -50,7 +52,7 @@ class LabPatch:
 
 
 def lab_patch(frame_bgr: NDArray[np.uint8], bbox_xyxy: tuple[float, float, float, float],
-              blur_sigma_px: float, max_gain: float = 6.0) -> LabPatch:
+              blur_sigma_px: float, max_gain: float = 6.0, scale: float = 1.0) -> LabPatch:
     """Convert the ``bbox_xyxy`` part of ``frame_bgr`` (clipped to the frame) to blurred Lab.
 
     Parameters
@@ -59,6 +61,8 @@ def lab_patch(frame_bgr: NDArray[np.uint8], bbox_xyxy: tuple[float, float, float
     bbox_xyxy : region that may hold the board and its pieces, frame pixels.
     blur_sigma_px : Gaussian blur applied before conversion (0 for none).
     max_gain : largest exposure gain applied to a dim crop.
+    scale : resolution of the patch relative to the frame (area-averaged when below 1; the
+        blur is then applied at the reduced resolution).
 
     Notes
     -----
@@ -73,13 +77,18 @@ def lab_patch(frame_bgr: NDArray[np.uint8], bbox_xyxy: tuple[float, float, float
     x1 = int(np.clip(np.ceil(bbox_xyxy[2]) + 3, x0 + 1, w))
     y1 = int(np.clip(np.ceil(bbox_xyxy[3]) + 3, y0 + 1, h))
     crop = frame_bgr[y0:y1, x0:x1]
+    scale = float(min(1.0, max(scale, 0.05)))
+    if scale < 0.999:
+        size = (max(1, round(crop.shape[1] * scale)), max(1, round(crop.shape[0] * scale)))
+        crop = cv2.resize(crop, size, interpolation=cv2.INTER_AREA)
+        blur_sigma_px *= scale
     if blur_sigma_px > 0.3:
         crop = cv2.GaussianBlur(crop, (0, 0), blur_sigma_px)
     bright = float(np.percentile(crop[::2, ::2].max(axis=2), 98)) if crop.size else 255.0
     gain = float(np.clip(0.9 * 255.0 / max(bright, 1.0), 0.8, max_gain))
     rgb = np.minimum(crop.astype(np.float32) * np.float32(gain / 255.0), np.float32(1.0))
     lab = cv2.cvtColor(rgb, cv2.COLOR_BGR2Lab)
-    return LabPatch(lab, (x0, y0))
+    return LabPatch(lab, (x0, y0), scale)
 
 
 def lab_distance(a: NDArray[np.float32], b: NDArray[np.float32],

@@ -19,7 +19,7 @@ from vision.read.geometry import CellFrames, silhouette_polygon
 FloatArray = NDArray[np.float64]
 
 #: Silhouettes are rasterised at this share of the frame resolution (enough for fractions).
-_MASK_SCALE = 0.5
+_MASK_SCALE = 0.25
 
 
 class OcclusionMask:
