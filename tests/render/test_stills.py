@@ -75,7 +75,7 @@ def test_cell_centres_land_on_rendered_ring_centres(seed: int, distortion: float
         errors.append(float(np.linalg.norm(found - expected)))
     # Blur and the lamps' light gradient across a ring move its centroid by under a pixel.
     assert np.median(errors) < 1.2, errors
-    assert max(errors) < 2.5, errors
+    assert max(errors) < 3.0, errors
 
 
 def _lone_and_hidden_scene(hidden: bool):  # type: ignore[no-untyped-def]

@@ -163,7 +163,7 @@ def board_look(rng: np.random.Generator, style: str) -> dict[str, object]:
             "cells": "ring",
             "grain": 0.0,
             "text": bool(rng.random() < 0.5),
-            "line_mm": float(rng.uniform(1.1, 1.8)),
+            "line_mm": float(rng.uniform(0.8, 1.3)),
         }
     if style == "wood_light":
         top = LIGHT_WOODS[int(rng.integers(len(LIGHT_WOODS)))]
@@ -172,7 +172,7 @@ def board_look(rng: np.random.Generator, style: str) -> dict[str, object]:
             "marking": lin(tuple(0.62 * np.array(top))),
             "edge": lin(tuple(0.85 * np.array(top))),
             "cells": "engraved",
-            "grain": float(rng.uniform(0.12, 0.25)),
+            "grain": float(rng.uniform(0.2, 0.35)),
             "text": False,
             "line_mm": float(rng.uniform(1.0, 1.6)),
         }
@@ -183,7 +183,7 @@ def board_look(rng: np.random.Generator, style: str) -> dict[str, object]:
             "marking": lin(tuple(np.minimum(255, 1.6 * np.array(top)))),
             "edge": lin(tuple(0.8 * np.array(top))),
             "cells": "engraved",
-            "grain": float(rng.uniform(0.1, 0.2)),
+            "grain": float(rng.uniform(0.2, 0.35)),
             "text": False,
             "line_mm": float(rng.uniform(1.0, 1.6)),
         }

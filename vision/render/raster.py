@@ -84,13 +84,18 @@ def plane_irradiance(
     )
     normals = np.zeros_like(pts)
     normals[:, 2] = 1.0
-    direct = lighting.direct(pts, normals).reshape(-1, hh, ww) * (1.0 - shadows)
-    irr = np.tensordot(direct, lighting.colours, axes=(0, 0)) + lighting.ambient[None, None, :]
+    lit = (1.0 - shadows).astype(np.float32)
+    direct = lighting.direct(pts, normals).reshape(-1, hh, ww).astype(np.float32) * lit
+    irr = np.empty((hh, ww, 3), np.float32)
+    irr[:] = lighting.ambient.astype(np.float32)
+    for li, colour in enumerate(lighting.colours.astype(np.float32)):
+        irr += direct[li][:, :, None] * colour
     irr *= (1.0 - contact)[:, :, None]
     spec = np.zeros_like(irr)
     if gloss > 0:
-        s = lighting.specular(pts, normals, eye, shininess).reshape(-1, hh, ww) * (1.0 - shadows)
-        spec = gloss * np.tensordot(s, lighting.colours, axes=(0, 0))
+        s = lighting.specular(pts, normals, eye, shininess).reshape(-1, hh, ww).astype(np.float32)
+        for li, colour in enumerate(lighting.colours.astype(np.float32)):
+            spec += (gloss * s[li] * lit[li])[:, :, None] * colour
     return irr.astype(np.float32), spec.astype(np.float32)
 
 
@@ -167,19 +172,35 @@ class Painter:
         ring = np.column_stack([np.cos(ang), np.sin(ang), np.zeros(28)]) * hole.radius
         rim = self._px(hole.center + ring)
         bottom = self._px(hole.center + ring - np.array([0, 0, hole.depth]))
-        wall_c = bottom_c = None
+        wall_c = shade_c = lit_c = None
         if self.canvas is not None and self.lighting is not None:
             up = np.array([[0.0, 0.0, 1.0]])
             lit = self.lighting.shade_faces(
                 hole.center[None], up, hole.albedo[None], 0.0, 1.0, self.eye
             )[0]
             amb = hole.albedo * self.lighting.ambient
-            wall_c = 0.5 * amb + 0.12 * lit  # the bore's wall only sees a sliver of the room
-            bottom_c = 0.45 * amb + 0.35 * lit
+            wall_c = 0.5 * amb + 0.1 * lit  # the bore's wall only sees a sliver of the room
+            shade_c = 0.4 * amb + 0.05 * lit
+            lit_c = 0.4 * amb + 0.7 * lit
         self._fill(rim, wall_c, d.ident + PART_TOP)
         _, inter = cv2.intersectConvexConvex(rim.astype(np.float32), bottom.astype(np.float32))
-        if inter is not None and len(inter) >= 3:
-            self._fill(inter.reshape(-1, 2).astype(np.float64), bottom_c, d.ident + PART_TOP)
+        if inter is None or len(inter) < 3:
+            return
+        inter = inter.reshape(-1, 2).astype(np.float32)
+        self._fill(inter.astype(np.float64), shade_c, d.ident + PART_TOP)
+        if self.canvas is None or self.lighting is None:
+            return
+        # The key lamp shines through the opening onto part of the bottom: a lit crescent.
+        lamp = self.lighting.positions[int(np.argmax(self.lighting.colours[:, 1]))]
+        top_pts = hole.center + ring
+        z_b = hole.center[2] - hole.depth
+        if lamp[2] <= hole.center[2] + 1e-3:
+            return
+        k = (z_b - lamp[2]) / (top_pts[:, 2] - lamp[2])
+        spot = self._px(lamp[None, :] + (top_pts - lamp[None, :]) * k[:, None])
+        _, lit_poly = cv2.intersectConvexConvex(inter, spot.astype(np.float32))
+        if lit_poly is not None and len(lit_poly) >= 3:
+            self._fill(lit_poly.reshape(-1, 2).astype(np.float64), lit_c, d.ident + PART_TOP)
 
 
 def sort_back_to_front(drawables: list[Drawable], camera: Camera) -> list[Drawable]:
@@ -257,15 +278,17 @@ def apply_grain(
     yy, xx = np.mgrid[y0:y1, x0:x1].astype(np.float32)
     s = (xx - p0[0]) * perp[0] + (yy - p0[1]) * perp[1]
     t = (xx - p0[0]) * axis[0] + (yy - p0[1]) * axis[1]
-    period = scale_px / float(rng.uniform(5.0, 9.0))
+    period = scale_px / float(rng.uniform(2.5, 4.5))
     phase = float(rng.uniform(0, 2 * math.pi))
-    bend = 0.8 * period * np.sin(t / (3.5 * period) + phase)
-    stripes = np.sin((s + bend) * (2 * math.pi / period) + phase)
-    mod = 1.0 + d.grain * (0.8 * np.sign(stripes) * np.abs(stripes) ** 0.5 - 0.2)
+    bend = 0.6 * period * np.sin(t / (3.5 * period) + phase)
+    f2 = float(rng.uniform(2.3, 3.7))
+    u = (s + bend) * (2 * math.pi / period) + phase
+    stripes = 0.65 * np.sin(u) + 0.35 * np.sin(f2 * u + 1.7 * phase)
+    mod = 1.0 + d.grain * 0.7 * stripes
     if top.any():
         c = np.array([xx[top].mean(), yy[top].mean()]) + rng.normal(0, 0.7 * scale_px, 2)
         rings = np.sin(np.hypot(xx - c[0], yy - c[1]) * (2 * math.pi / (0.6 * period)) + phase)
-        mod = np.where(top, 1.0 + 0.7 * d.grain * rings, mod)
+        mod = np.where(top, 1.0 + 0.5 * d.grain * rings, mod)
     sel = side | top
     sub = canvas[y0:y1, x0:x1]
     sub[sel] *= mod[sel][:, None]

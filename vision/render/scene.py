@@ -298,7 +298,9 @@ def _sample_clutter(
             x, y = r * math.cos(a) * 1.3, r * math.sin(a) * 1.3
             if all(math.hypot(x - tx, y - ty) > 0.08 + max(sx, sy) / 2 for tx, ty in taken):
                 taken.append((x, y))
-                rgb = tuple(float(v) for v in rng.uniform(0.02, 0.7, 3) ** 1.3)
+                grey = float(rng.uniform(0.02, 0.6))
+                tint = rng.uniform(0.6, 1.0, 3)  # everyday objects: mostly muted colours
+                rgb = tuple(float(v) for v in grey * tint / tint.max())
                 out.append(Clutter(kind, (x, y), float(rng.uniform(0, 180)), (sx, sy, sz), rgb))  # type: ignore[arg-type]
                 break
     return out
@@ -341,7 +343,7 @@ def _sample_lights(rng: np.random.Generator) -> tuple[list[Light], float]:
                 float(rad),
             )
         )
-    ambient = float(rng.uniform(0.12, 0.45))
+    ambient = float(rng.uniform(0.07, 0.3))
     return lights, ambient
 
 

@@ -40,18 +40,26 @@ def wood(
 
     Notes
     -----
-    Growth rings are ``sin`` of a y coordinate bent by low-frequency noise (the figure); fibres
-    are noise stretched 40:1 along the grain; a slow tone variation spans the board. The three
-    multiply the base colour.
+    Growth rings: the phase ``(y + bend) / period`` with ``bend`` low-frequency noise (the
+    figure); each ring is a light earlywood ramp ending in a narrow dark latewood line, the
+    ring width itself wanders. Fibres are noise stretched 40:1 along the grain, pores are fine
+    speckle, and a slow tone variation spans the piece. All of it multiplies the base colour.
     """
     h, w = shape_hw
     yy = np.arange(h, dtype=np.float32)[:, None]
-    bend = smooth_noise(rng, (h, w), (4, 3)) * period_px * 2.5
-    rings = np.sin((yy + bend) * (2 * math.pi / period_px))
-    rings = np.sign(rings) * np.abs(rings) ** 0.6  # sharper latewood lines
+    bend = smooth_noise(rng, (h, w), (5, 3)) * period_px * 3.0
+    wander = smooth_noise(rng, (h, w), (max(2, int(h / period_px / 3)), 3)) * 0.35
+    phase = (yy + bend) / period_px + wander
+    frac = phase - np.floor(phase)
+    late = np.clip(1.0 - np.abs(frac - 0.85) / 0.1, 0.0, 1.0) ** 1.5
     fibres = smooth_noise(rng, (h, w), (max(2, h // 2), max(2, w // 80)))
+    pores = rng.standard_normal((h, w)).astype(np.float32)
     tone = smooth_noise(rng, (h, w), (3, 3))
-    mod = 1.0 + contrast * (0.55 * rings + 0.35 * fibres) + 0.06 * tone
+    mod = (
+        1.0
+        + contrast * (0.25 * (0.5 - frac) - 0.9 * late + 0.3 * fibres + 0.12 * pores)
+        + 0.07 * tone
+    )
     return (np.asarray(base_rgb, np.float32)[None, None, :] * mod[:, :, None]).clip(0, 1)
 
 
@@ -85,7 +93,7 @@ def table_texture(
                 rng,
                 (y1 - int(y0), w),
                 tone,
-                period_px=float(rng.uniform(0.004, 0.012)) / res_m,
+                period_px=float(rng.uniform(0.006, 0.02)) / res_m,
                 contrast=float(rng.uniform(0.15, 0.3)),
             )
             img[y1 - 1 : y1] *= 0.45  # gap between planks
@@ -250,17 +258,17 @@ def board_texture(
 
 def _engrave_text(mask: np.ndarray, n: int, px_per_m: float, s: float) -> None:
     """ "QUARTO!" along one edge near a corner, as on the current Gigamic board."""
-    scale = 0.012 * px_per_m / 22.0
+    scale = 0.007 * px_per_m / 22.0
     text = np.zeros(mask.shape, np.uint8)
     org = (int(n * 0.68), int(n * 0.955))
     cv2.putText(
         text,
         "QUARTO!",
         org,
-        cv2.FONT_HERSHEY_DUPLEX,
+        cv2.FONT_HERSHEY_SIMPLEX,
         scale,
         255,
-        max(1, int(scale * 1.5)),
+        max(1, int(scale * 0.9)),
         cv2.LINE_AA,
     )
     np.maximum(mask, text.astype(np.float32) / 255.0, out=mask)
@@ -281,7 +289,7 @@ def room_texture(rng: np.random.Generator, shape_hw: tuple[int, int]) -> np.ndar
     for _ in range(int(rng.integers(1, 5))):
         x0, y0 = int(rng.integers(0, w)), int(rng.integers(0, h))
         x1, y1 = x0 + int(rng.integers(w // 10, w // 2)), y0 + int(rng.integers(h // 10, h))
-        colour = tuple(float(v) for v in rng.uniform(0.02, 0.5, 3))
+        colour = tuple(float(v) for v in float(rng.uniform(0.02, 0.5)) * rng.uniform(0.7, 1.0, 3))
         cv2.rectangle(img, (x0, y0), (x1, y1), colour, -1)
     img *= (1.0 + 0.15 * smooth_noise(rng, (h, w), (3, 4)))[:, :, None]
     return cv2.GaussianBlur(img, (0, 0), max(3.0, w / 60.0)).clip(0, 1)
