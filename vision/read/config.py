@@ -77,8 +77,12 @@ class ReaderConfig:
     min_top_sine: float = 0.26
     #: Hole: darkening of the hole centre relative to the top rim, as a share of the rim's
     #: lightness, that marks a hollow piece (a pit 0.25 F deep is in its own shadow).
-    hole_darkening: float = 0.18
-    hole_darkening_width: float = 0.06
+    hole_darkening: float = 0.08
+    hole_darkening_width: float = 0.03
+    #: Outline: how much better (in top-likeness, 0..1) the best square template must fit than
+    #: the disc for "square"; a square's corners add about 0.07, noise about 0.03.
+    square_margin: float = 0.035
+    square_margin_width: float = 0.02
 
     # -- colour -----------------------------------------------------------------------------
     #: Two colour groups are real when their lightness differs by this many Lab units.

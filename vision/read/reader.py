@@ -200,7 +200,8 @@ def read_cells(
     p_dark = dark_probability(lightness[idx], usable, feats.colours.scene_white, config)
     p_hollow = _logistic((feats.top.hole_darkening[idx] - config.hole_darkening)
                          / config.hole_darkening_width)
-    p_square = _logistic((feats.top.squareness[idx] - 0.08) / 0.05)
+    p_square = _logistic((feats.top.squareness[idx] - config.square_margin)
+                         / config.square_margin_width)
     odds: list[dict[str, float | None]] = []
     for n, i in enumerate(idx):
         seen = bool(feats.visible[i] >= config.min_visible_fraction)

@@ -1,15 +1,19 @@
 """The top face: hole (hollow/solid) and outline (round/square), read on the plane z = h.
 
-Once a piece's height ``h`` is estimated, the plane ``z = h`` is mapped to the image by a
-homography, so the top face can be sampled on a metric grid: it appears undistorted (a disc of
-diameter F or a square of side about 0.9 F) whatever the viewing angle, only foreshortened in
-resolution. On that grid:
+Once a piece's height ``h`` is known, the plane ``z = h`` maps to the image by a homography, so
+the top face is resampled on a metric grid (``n x n`` points over +-0.8 F around the cell's
+axis): it appears undistorted - a disc of diameter F or a square of side about 0.9 F - from any
+viewing angle, only with less resolution when the view is oblique. On that grid each point is
+scored for looking like the top (its colour against the top's own colour), and templates of the
+two outlines are matched:
 
-- a hole is a darker disc in the centre (a pit about 0.25 F deep lies in its own shadow and
-  shows its inner wall), compared with the top's rim band;
-- a square top still covers the points at 0.6 F from the centre towards its corners, where a
-  round top has already ended; square pieces stand either along the grid or at 45 degrees to it,
-  so a few candidate orientations are tried.
+- round: a disc of radius 0.5 F; square: a square of half-side 0.45 F at 12 orientations (a
+  square piece may stand at any angle to the camera);
+- every template is tried at small offsets (pieces stand a few millimetres off centre); the
+  score is the mean top-likeness inside the outline minus the mean just outside it, so a
+  square's corners count for "square" and a disc's clean round edge for "round";
+- the centre (r < 0.36 F) is ignored by the templates: it is the hole of a hollow piece. The
+  hole is read there: the centre of a hollow top is a shadowed pit, darker than its rim.
 """
 
 from __future__ import annotations
@@ -17,28 +21,58 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from numpy.lib.stride_tricks import sliding_window_view
 from numpy.typing import NDArray
 
 from vision.geometry.board_view import BoardView
-from vision.read.geometry import CellFrames, circle_points, project_grid
+from vision.read.geometry import CellFrames, project_grid, top_plane_grid
 from vision.read.sampling import LabPatch, lab_distance
 
 FloatArray = NDArray[np.float64]
 
-#: Candidate square orientations relative to the cell's away direction, degrees (0..90).
-_YAWS_DEG = np.arange(0.0, 90.0, 15.0)
+#: Grid of the top patch: points per side, half-extent in F, offsets searched (grid steps).
+_N = 21
+_HALF_F = 0.8
+_SHIFT = 2
+#: Outline templates, in F: disc radius, square half-side, edge band width, hole radius.
+_DISC_R = 0.5
+_SQUARE_H = 0.45
+_BAND = 0.18
+_HOLE_R = 0.36
+_YAWS = np.radians(np.arange(0.0, 90.0, 7.5))
 
 
 @dataclass(frozen=True)
 class TopFeatures:
     """Per-cell top-face measurements (16,): ``hole_darkening`` is the lightness drop of the
-    centre relative to the rim band (share of the rim's lightness); ``squareness`` is how much
-    more the corner points look like the top than like its surroundings (in -1..1);
-    ``top_lab`` is the (16, 3) median colour of the rim band."""
+    centre relative to the top's rim (share of the rim's lightness); ``squareness`` is the best
+    square template's score minus the best disc's; ``top_lab`` is the (16, 3) top colour."""
 
     hole_darkening: FloatArray
     squareness: FloatArray
     top_lab: NDArray[np.float32]
+
+
+def _templates() -> tuple[FloatArray, FloatArray]:
+    """(T, n, n) weights of the outline templates (index 0: disc, then squares) and the
+    (n, n) hole mask. Weights: +1/area inside (outside the hole), -1/area in the outer band."""
+    u = np.linspace(-_HALF_F, _HALF_F, _N)
+    x, y = np.meshgrid(u, u, indexing="ij")
+    r = np.hypot(x, y)
+    dists = [r - _DISC_R]
+    for a in _YAWS:
+        xr = np.abs(x * np.cos(a) + y * np.sin(a))
+        yr = np.abs(-x * np.sin(a) + y * np.cos(a))
+        dists.append(np.maximum(xr, yr) - _SQUARE_H)
+    out = []
+    for d in dists:
+        inside = (d < 0) & (r > _HOLE_R)
+        band = (d >= 0.04) & (d < _BAND)
+        out.append(inside / max(inside.sum(), 1) - band / max(band.sum(), 1))
+    return np.array(out), (r < 0.12)
+
+
+_TEMPLATES, _HOLE_MASK = _templates()
 
 
 def top_features(
@@ -46,29 +80,32 @@ def top_features(
 ) -> TopFeatures:
     """Measure the top face of a piece of height ``heights_m[i]`` on every cell."""
     f = frames.footprint_m
-    ring = np.linspace(0.0, 2.0 * np.pi, 12, endpoint=False)
-    h2 = heights_m[:, None]
-    centre = project_grid(view, circle_points(frames, 0.08 * f, h2, ring[::3]))[:, 0]
-    band = project_grid(view, circle_points(frames, 0.4 * f, h2, ring))[:, 0]
-    yaws = np.radians(_YAWS_DEG)
-    corner_a = (yaws[:, None] + np.radians(45.0) + np.arange(4)[None, :] * np.pi / 2).ravel()
-    mid_a = (yaws[:, None] + np.arange(4)[None, :] * np.pi / 2).ravel()
-    corner = project_grid(view, circle_points(frames, 0.6 * f, h2, corner_a))[:, 0]
-    mid = project_grid(view, circle_points(frames, 0.62 * f, h2, mid_a))[:, 0]
-    n_c, n_b = centre.shape[1], band.shape[1]
-    pts = np.concatenate([centre, band, corner, mid], axis=1)
-    vals, _ = patch.sample(pts)
-    v_centre = vals[:, :n_c]
-    v_band = vals[:, n_c : n_c + n_b]
-    v_corner = vals[:, n_c + n_b : n_c + n_b + len(corner_a)]
-    v_mid = vals[:, n_c + n_b + len(corner_a) :]
-    top = np.median(v_band, axis=1)
-    l_top = np.maximum(top[:, 0], 5.0)
-    hole = (l_top - np.median(v_centre[:, :, 0], axis=1)) / l_top
-    d_corner = lab_distance(v_corner, top[:, None, :]).reshape(16, len(yaws), 4)
-    d_mid = lab_distance(v_mid, top[:, None, :]).reshape(16, len(yaws), 4)
-    # For each orientation: corners like the top and edge midpoints unlike it.
-    sq = (np.mean(d_mid, axis=2) - np.mean(d_corner, axis=2)) / (
-        np.mean(d_mid, axis=2) + np.mean(d_corner, axis=2) + 4.0
-    )
-    return TopFeatures(hole.astype(np.float64), np.max(sq, axis=1), top.astype(np.float32))
+    step = 2.0 * _HALF_F * f / (_N - 1)
+    n_big = _N + 2 * _SHIFT
+    grid = top_plane_grid(frames, heights_m, _HALF_F * f + _SHIFT * step, n_big)
+    vals, _ = patch.sample(project_grid(view, grid))  # (16, n_big, n_big, 3)
+    u = np.linspace(-1.0, 1.0, n_big) * (_HALF_F + _SHIFT * step / f)
+    r = np.hypot(u[:, None], u[None, :])
+    band = (r > 0.33) & (r < 0.44)
+    top = np.median(vals[:, band], axis=1)  # (16, 3)
+    # Top-likeness: 1 at the top's colour, falling off over a distance set by the contrast
+    # between the top and the far surroundings (so dim and bright scenes behave alike).
+    far = np.median(vals[:, r > 0.75], axis=1)
+    scale = np.maximum(0.5 * lab_distance(top, far), 6.0)
+    like = np.exp(-0.5 * (lab_distance(vals, top[:, None, None, :]) / scale[:, None, None]) ** 2)
+    windows = sliding_window_view(like, (_N, _N), axis=(1, 2))  # (16, s, s, n, n)
+    scores = np.einsum("ijkab,tab->ijkt", windows, _TEMPLATES)  # (16, s, s, T)
+    flat = scores.reshape(16, -1, scores.shape[-1])
+    disc = flat[:, :, 0].max(axis=1)
+    square = flat[:, :, 1:].max(axis=(1, 2))
+    # Hole at the offset the outline fits best.
+    best = np.argmax(flat.max(axis=2), axis=1)
+    sy, sx = np.unravel_index(best, scores.shape[1:3])
+    light = vals[..., 0]
+    hole = np.empty(16)
+    for i in range(16):
+        win = light[i, sy[i] : sy[i] + _N, sx[i] : sx[i] + _N]
+        centre = float(np.median(win[_HOLE_MASK]))
+        l_top = max(float(top[i, 0]), 5.0)
+        hole[i] = (l_top - centre) / l_top
+    return TopFeatures(hole, (square - disc).astype(np.float64), top.astype(np.float32))
