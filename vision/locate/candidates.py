@@ -44,13 +44,20 @@ class Ellipse:
     points: FloatArray
     residual: float
     coverage: float
+    #: 'circle' for rings and discs, 'square' for square cell outlines.
+    shape: str = "circle"
+    #: For squares: columns are the vectors from the centre to two adjacent edge midpoints.
+    half_axes: FloatArray | None = None
 
     @property
     def ratio(self) -> float:
         return self.b / self.a
 
     def whitening(self) -> FloatArray:
-        """2x2 matrix mapping image vectors to units where this ellipse is the unit circle."""
+        """2x2 matrix mapping image vectors to units where this ring is the unit circle
+        (for a square cell: the square of half-side 1, axes along its sides)."""
+        if self.half_axes is not None:
+            return np.asarray(np.linalg.inv(self.half_axes), dtype=np.float64)
         c, s = math.cos(self.angle), math.sin(self.angle)
         rot_inv = np.array([[c, s], [-s, c]])
         return np.diag([1.0 / self.a, 1.0 / self.b]) @ rot_inv
@@ -176,8 +183,9 @@ def _enclosed_regions(inverse: NDArray[np.uint8], config: LocateConfig) -> list[
     w = stats[:, cv2.CC_STAT_WIDTH].astype(np.float64)
     h = stats[:, cv2.CC_STAT_HEIGHT].astype(np.float64)
     fill = stats[:, cv2.CC_STAT_AREA] / np.maximum(w * h, 1.0)
-    # A filled ellipse fills pi/4 of its box when axis-aligned, about half when tilted.
-    ok = _box_filter(stats, config) & (fill > 0.45) & (fill < 0.82)
+    # A filled ellipse fills pi/4 of its box when axis-aligned, about half when tilted; a
+    # square cell up to all of it.
+    ok = _box_filter(stats, config) & (fill > 0.45) & (fill < 0.97)
     out = []
     for k in np.flatnonzero(ok):
         x0, y0 = int(stats[k, cv2.CC_STAT_LEFT]), int(stats[k, cv2.CC_STAT_TOP])
@@ -187,9 +195,50 @@ def _enclosed_regions(inverse: NDArray[np.uint8], config: LocateConfig) -> list[
             continue
         pts = max(cnts, key=len).reshape(-1, 2).astype(np.float64) + (x0, y0)
         ell = fit_ellipse(pts, config)
+        if ell is None:
+            ell = fit_square(pts, config)
         if ell is not None:
             out.append(ell)
     return out
+
+
+def fit_square(points: FloatArray, config: LocateConfig) -> Ellipse | None:
+    """A square cell outline seen in perspective: a convex quadrilateral contour.
+
+    The centre is where the diagonals cross (the image of the square's centre); the half-axes
+    run from it to two adjacent edge midpoints, which is the local affine view of the cell.
+    """
+    cnt = points.astype(np.float32).reshape(-1, 1, 2)
+    peri = cv2.arcLength(cnt, True)
+    quad = cv2.approxPolyDP(cnt, config.quad_epsilon * peri, True).reshape(-1, 2)
+    if len(quad) != 4 or not cv2.isContourConvex(quad.reshape(-1, 1, 2)):
+        return None
+    q = quad.astype(np.float64)
+    # Diagonal intersection.
+    d1, d2 = q[2] - q[0], q[3] - q[1]
+    den = d1[0] * d2[1] - d1[1] * d2[0]
+    if abs(den) < 1e-9:
+        return None
+    t = ((q[1][0] - q[0][0]) * d2[1] - (q[1][1] - q[0][1]) * d2[0]) / den
+    centre = q[0] + t * d1
+    u = (q[1] + q[2] - q[0] - q[3]) / 4.0
+    v = (q[2] + q[3] - q[0] - q[1]) / 4.0
+    lu, lv = float(np.hypot(*u)), float(np.hypot(*v))
+    area = abs(u[0] * v[1] - u[1] * v[0])
+    a = max(lu, lv)
+    b = area / a if a > 0 else 0.0
+    if not config.min_ring_axis_px <= 2 * a <= config.max_ring_axis_px:
+        return None
+    if b / a < config.min_axis_ratio or min(lu, lv) / a < config.min_axis_ratio:
+        return None
+    # Straightness: contour points close to the quadrilateral's sides.
+    dist = np.abs([cv2.pointPolygonTest(quad.reshape(-1, 1, 2).astype(np.float32),
+                                        (float(x), float(y)), True) for x, y in points[::3]])
+    residual = float(np.median(dist)) / math.sqrt(area)
+    if residual > config.max_fit_residual:
+        return None
+    return Ellipse(centre, a, b, math.atan2(u[1], u[0]), points, residual, 1.0, "square",
+                   np.column_stack([u, v]))
 
 
 def merge_duplicates(ellipses: list[Ellipse], config: LocateConfig) -> list[Ellipse]:
@@ -201,7 +250,8 @@ def merge_duplicates(ellipses: list[Ellipse], config: LocateConfig) -> list[Elli
         for k in kept:
             size = e.a / k.a
             if (
-                0.7 < size < 1.43
+                e.shape == k.shape
+                and 0.7 < size < 1.43
                 and np.linalg.norm(e.center - k.center) < config.duplicate_dist * k.a
             ):
                 dup = True

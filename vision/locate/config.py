@@ -36,6 +36,8 @@ class LocateConfig:
     #: Adaptive-threshold window (work px) and offset (grey levels) for thin ring lines.
     line_block_px: int = 15
     line_offset: float = 6.0
+    #: Polygon simplification tolerance for square cells, share of the outline length.
+    quad_epsilon: float = 0.04
     #: Two candidates closer than this share of their major axis are the same ring.
     duplicate_dist: float = 0.25
 
@@ -50,6 +52,9 @@ class LocateConfig:
     inlier_tol_pitch: float = 0.22
     #: Its axes must agree with the ring the lattice predicts there within this ratio.
     size_tol: float = 0.35
+    #: A lattice with more candidates than this outside its best 4x4 window is a bigger
+    #: pattern (tiles, a tablecloth), not a board; a few are spare pieces or clutter.
+    max_outside_inliers: int = 3
     #: Fewest rings that make a board (a hand may hide a quarter and pieces more).
     min_inliers: int = 5
     #: Most seed pairs tried (strongest candidates first), bounding the time on clutter.
@@ -58,6 +63,31 @@ class LocateConfig:
     #: Lattice hypotheses kept, and (hypothesis, window placement) pairs fitted to the edges.
     max_lattice_hypotheses: int = 4
     max_refined_hypotheses: int = 3
+
+    # --- board outlines (quadrilaterals) --------------------------------------------------
+    #: Width of the image searched for board outlines: the outline is big, 480 px is plenty.
+    quad_width_px: int = 480
+    quad_smooth_px: float = 1.0
+    #: Canny thresholds (grey levels per pixel) for the outline edges.
+    quad_canny: tuple[float, float] = (20.0, 50.0)
+    #: Smallest outline, as a share of the image area (a board 25% as wide as the image seen
+    #: at 25 degrees covers about 1.5%).
+    quad_min_area: float = 0.01
+    #: Region area over its convex hull: pieces on the board make holes, not much more.
+    quad_min_solidity: float = 0.5
+    #: Polygon simplification steps (share of the hull's perimeter) tried to reach 4 corners.
+    quad_eps: tuple[float, ...] = (0.02, 0.04, 0.06, 0.08)
+    #: The quadrilateral must keep this share of the hull's area (no cut-off shapes).
+    quad_min_fill: float = 0.8
+    max_quads: int = 4
+    #: Board families tried inside an outline: (grid rotation deg, side / pitch, cell
+    #: radius / pitch, cell shape). Gigamic: pitch 0.18 side, rings 0.165 side; home-made:
+    #: pitch 0.22 side, rings 0.73 pitch or square cells 0.94 pitch wide.
+    board_families: tuple[tuple[float, float, float, str], ...] = (
+        (45.0, 5.55, 0.455, "circle"),
+        (0.0, 4.55, 0.365, "circle"),
+        (0.0, 4.55, 0.47, "square"),
+    )
 
     # --- refinement, layout, verification --------------------------------------------------
     #: Rounds of "fit circles on the board plane, move centres, refit the homography".
@@ -71,7 +101,7 @@ class LocateConfig:
     full_smooth_sigma_px: float = 1.5
     #: Weakest intensity step (grey levels per pixel) taken as a ring edge: above sensor
     #: noise after smoothing, below the contrast of a faint engraved ring.
-    min_edge_step: float = 4.0
+    min_edge_step: float = 2.0
     #: Largest ratio of opposite sides of the 4x4 grid's image: a wide lens close to the
     #: board at 25 degrees elevation gives about 2.
     max_foreshortening: float = 3.0
@@ -83,8 +113,9 @@ class LocateConfig:
     big_circle_range: tuple[float, float] = (0.44, 0.50)
     #: Points sampled along each board edge / the big circle when scoring a layout.
     outline_samples: int = 40
-    #: Share of the predicted ring outlines that must lie on image edges to accept a board.
-    min_ring_support: float = 0.35
+    #: A board is accepted when the share of its ring-outline points on aligned image edges
+    #: exceeds the share for the same rings moved half a cell by at least this much.
+    min_ring_contrast: float = 0.2
 
     # --- camera ----------------------------------------------------------------------------
     #: Field of view used when the focal length cannot be estimated (near top-down views).

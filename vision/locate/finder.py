@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import logging
 import math
+from dataclasses import replace
 
 import cv2
 import numpy as np
@@ -25,10 +26,24 @@ from vision.geometry.board_view import BoardNotFound, BoardView
 from vision.geometry.camera import Camera, Intrinsics
 from vision.locate.candidates import find_ellipses
 from vision.locate.config import LocateConfig
-from vision.locate.fit import EdgeConfig, best_window, fit_rings, plausible_grid, ring_support
-from vision.locate.lattice import apply_h, lattice_hypotheses, shift_h, window_offsets
+from vision.locate.fit import (
+    EdgeConfig,
+    best_window,
+    fit_rings,
+    grid_contrast,
+    plausible_grid,
+    ring_support,
+)
+from vision.locate.lattice import (
+    LatticeHypothesis,
+    apply_h,
+    lattice_hypotheses,
+    shift_h,
+    window_offsets,
+)
 from vision.locate.layout import LayoutFit, board_to_grid, fit_layout
 from vision.locate.pose import intrinsics_for, pose_from_homography
+from vision.locate.quad import board_quads, quad_hypotheses
 
 FloatArray = NDArray[np.float64]
 log = logging.getLogger(__name__)
@@ -58,32 +73,37 @@ def _undistort(frame: NDArray[np.uint8], intr: Intrinsics | None) -> NDArray[np.
     return cv2.undistort(frame, intr.matrix, intr.dist)
 
 
-def fit_grid(gray_work: NDArray[np.float32], hyps: list, config: LocateConfig,
-             edge: EdgeConfig) -> tuple[FloatArray, float, float] | None:
-    """Best (H, radius, support) over lattice hypotheses and window placements (work px)."""
-    scored: list[tuple[float, FloatArray, float]] = []
+def fit_grid(gray_work: NDArray[np.float32], hyps: list[LatticeHypothesis],
+             config: LocateConfig, edge: EdgeConfig,
+             ) -> tuple[FloatArray, float, float, EdgeConfig] | None:
+    """Best (H, radius, support, edge config with the cell shape) over lattice hypotheses and
+    window placements (work pixels)."""
+    scored: list[tuple[float, FloatArray, float, EdgeConfig]] = []
     for hyp in hyps:
+        e = replace(edge, shape=hyp.shape)
         for off in window_offsets(hyp.grid):
             H = shift_h(hyp.H, off)
-            scored.append((ring_support(gray_work, H, hyp.radius, edge, tol_px=2.0), H, hyp.radius))
+            scored.append((ring_support(gray_work, H, hyp.radius, e, tol_px=2.0), H, hyp.radius, e))
     scored.sort(key=lambda s: -s[0])
-    best: tuple[FloatArray, float, float] | None = None
+    best: tuple[FloatArray, float, float, EdgeConfig] | None = None
     size_wh = (gray_work.shape[1], gray_work.shape[0])
-    for _, H, radius in scored[: config.max_refined_hypotheses]:
+    for _, H, radius, edge in scored[: config.max_refined_hypotheses]:
         pitch = _pitch_px(H)
         reaches = tuple(max(1.0, f * pitch) for f in config.reach_schedule)
-        Hf, rf, sup = fit_rings(gray_work, H, radius, reaches, edge)
+        Hf, rf, _ = fit_rings(gray_work, H, radius, reaches, edge)
         for _round in range(2):
             dx, dy = best_window(gray_work, Hf, rf, edge)
             if (dx, dy) == (0, 0):
                 break
             # Node (dx, dy) of the old grid becomes the new origin.
             Hf = Hf @ np.array([[1.0, 0.0, dx], [0.0, 1.0, dy], [0.0, 0.0, 1.0]])
-            Hf, rf, sup = fit_rings(gray_work, Hf, rf, reaches[-2:], edge)
+            Hf, rf, _ = fit_rings(gray_work, Hf, rf, reaches[-2:], edge)
         if not plausible_grid(Hf, size_wh, config.min_ring_axis_px, config.max_foreshortening):
             continue
+        on, off = grid_contrast(gray_work, Hf, rf, edge)
+        sup = on - off
         if best is None or sup > best[2]:
-            best = (Hf, rf, sup)
+            best = (Hf, rf, sup, edge)
     return best
 
 
@@ -121,21 +141,28 @@ def find_board(
                                                  interpolation=cv2.INTER_AREA)
     ells = find_ellipses(work, config)
     hyps = lattice_hypotheses(ells, config, keep=config.max_lattice_hypotheses)
+    qscale = min(1.0, config.quad_width_px / work.shape[1])
+    small = work if qscale == 1.0 else cv2.resize(work, None, fx=qscale, fy=qscale,
+                                                   interpolation=cv2.INTER_AREA)
+    quads = board_quads(small, config)
+    for q in quads:
+        hyps.extend(quad_hypotheses(q / qscale, config))
     if not hyps:
-        return BoardNotFound(f"no grid of rings among {len(ells)} ring candidates")
+        return BoardNotFound(
+            f"no grid of rings among {len(ells)} ring candidates and no board outline")
     edge = EdgeConfig(min_edge=config.min_edge_step)
     work_f = cv2.GaussianBlur(work.astype(np.float32), (0, 0), config.smooth_sigma_px)
     fitted = fit_grid(work_f, hyps, config, edge)
-    if fitted is None or fitted[2] < config.min_ring_support:
+    if fitted is None or fitted[2] < config.min_ring_contrast:
         sup = 0.0 if fitted is None else fitted[2]
-        return BoardNotFound(f"best grid has too little ring support ({sup:.2f})")
-    H_work, radius, support = fitted
+        return BoardNotFound(f"no grid stands out from its surroundings (contrast {sup:.2f})")
+    H_work, radius, support, edge = fitted
     # Full resolution: same fit, short reaches, for sub-pixel centres.
     S = np.diag([1.0 / scale, 1.0 / scale, 1.0])
     H = S @ H_work
     full_f = cv2.GaussianBlur(gray.astype(np.float32), (0, 0), config.full_smooth_sigma_px)
     if scale < 1.0:
-        H, radius, support = fit_rings(full_f, H, radius, config.full_res_reaches_px, edge)
+        H, radius, _ = fit_rings(full_f, H, radius, config.full_res_reaches_px, edge)
         if not plausible_grid(H, (w, h), config.min_ring_axis_px, config.max_foreshortening):
             return BoardNotFound("grid fit degenerated at full resolution")
     lay = fit_layout(work_f, np.linalg.inv(S) @ H, config, edge)

@@ -33,15 +33,40 @@ class EdgeConfig:
     min_edge: float = 4.0
     #: Profile step, pixels.
     step_px: float = 0.5
+    #: Largest ratio of the intensity change along the outline to the change across it at a
+    #: found edge (tan 35 degrees): an edge must run along the outline. 0 disables the test.
+    max_tangent_ratio: float = 0.7
+    #: Cell outline: 'circle' (rings, discs) or 'square' (square cells along the grid).
+    shape: str = "circle"
 
 
-def ring_model_points(radius: float, n: int) -> tuple[FloatArray, FloatArray]:
-    """Grid-plane points on the 16 rings, (16 n, 2), and their outward unit radials."""
+def cell_outline(radius: float, n: int, shape: str = "circle") -> tuple[FloatArray, FloatArray]:
+    """(n, 2) offsets of one cell's outline from its centre (grid units) and outward normals.
+
+    A circle of ``radius``, or a square of half-side ``radius`` with sides along the grid.
+    """
+    if shape == "square":
+        k = max(1, n // 4)
+        t = (np.arange(k) + 0.5) / k * 1.6 - 0.8  # leave the corners out
+        offs, nrms = [], []
+        for nx, ny in ((1.0, 0.0), (0.0, 1.0), (-1.0, 0.0), (0.0, -1.0)):
+            # Along the side: the normal plus t times the tangent (-ny, nx).
+            offs.append(radius * np.column_stack([nx - ny * t, ny + nx * t]))
+            nrms.append(np.tile([nx, ny], (k, 1)))
+        return np.vstack(offs), np.vstack(nrms).astype(np.float64)
+    if shape != "circle":
+        raise ValueError(f"shape must be 'circle' or 'square', got {shape!r}")
     a = np.linspace(0.0, 2 * math.pi, n, endpoint=False)
     radial = np.column_stack([np.cos(a), np.sin(a)])
-    pts = (GRID_NODES[:, None, :] + radius * radial[None, :, :]).reshape(-1, 2)
-    rad = np.tile(radial, (len(GRID_NODES), 1))
-    return pts, rad
+    return radius * radial, radial
+
+
+def ring_model_points(radius: float, n: int, shape: str = "circle",
+                      nodes: FloatArray = GRID_NODES) -> tuple[FloatArray, FloatArray]:
+    """Grid-plane points on the cell outlines at ``nodes`` and their outward unit normals."""
+    off, nrm = cell_outline(radius, n, shape)
+    pts = (nodes[:, None, :] + off[None, :, :]).reshape(-1, 2)
+    return pts, np.tile(nrm, (len(nodes), 1))
 
 
 def image_normals(H: FloatArray, pts: FloatArray, radial: FloatArray, eps: float = 1e-3) -> FloatArray:
@@ -100,7 +125,21 @@ def edge_search(
     frac = np.where(np.abs(den) > 1e-9, 0.5 * (y0 - y2) / np.where(den == 0, 1, den), 0.0)
     frac = np.clip(frac, -0.5, 0.5)
     offset = tt[k] + frac * s
-    offset = np.where(strength >= config.min_edge, offset, np.nan)
+    ok = strength >= config.min_edge
+    if config.max_tangent_ratio > 0:
+        # The edge must run along the outline: across the normal the intensity hardly
+        # changes. Texture (wood grain, cloth) crosses the outline at random angles.
+        at = pts_px + normals * offset[:, None]
+        tan = np.column_stack([-normals[:, 1], normals[:, 0]])
+        q = np.concatenate([at + tan, at - tan]).astype(np.float32)
+        side = cv2.remap(gray_f, q[:, 0:1], q[:, 1:2], cv2.INTER_LINEAR,
+                         borderMode=cv2.BORDER_REPLICATE)
+        side = side.astype(np.float32)
+        if side.ndim == 3:
+            side = side @ np.array([0.114, 0.587, 0.299], np.float32)
+        side = side.reshape(2, -1)
+        ok &= np.abs(side[0] - side[1]) / 2.0 <= config.max_tangent_ratio * strength
+    offset = np.where(ok, offset, np.nan)
     return offset, strength
 
 
@@ -132,7 +171,7 @@ def fit_rings(
         Share of sample points with an edge within 1.5 px of the fitted rings (0..1).
     """
     for reach in reaches:
-        pts, rad = ring_model_points(radius, config.samples_per_ring)
+        pts, rad = ring_model_points(radius, config.samples_per_ring, config.shape)
         px = apply_h(H, pts)
         nrm = image_normals(H, pts, rad)
         off, _ = edge_search(gray_f, px, nrm, reach, config)
@@ -150,8 +189,12 @@ def fit_rings(
         H = Hn2 if Hn2 is not None else Hn
         # Ring radius: median distance of the matched edges from their ring centres.
         back = apply_h(np.linalg.inv(H), target[inl])
-        centre = GRID_NODES[np.flatnonzero(good)[inl] // config.samples_per_ring]
-        r = float(np.median(np.hypot(*(back - centre).T)))
+        per_cell = len(pts) // len(GRID_NODES)
+        d = back - GRID_NODES[np.flatnonzero(good)[inl] // per_cell]
+        if config.shape == "square":
+            r = float(np.median(np.max(np.abs(d), axis=1)))
+        else:
+            r = float(np.median(np.hypot(d[:, 0], d[:, 1])))
         if radius_range[0] < r < radius_range[1]:
             radius = r
     return H, radius, ring_support(gray_f, H, radius, config)
@@ -159,22 +202,26 @@ def fit_rings(
 
 def ring_support(gray_f: NDArray[np.float32], H: FloatArray, radius: float, config: EdgeConfig,
                  tol_px: float = 1.5) -> float:
-    """Share of predicted ring points with an image edge within ``tol_px`` of them."""
-    pts, rad = ring_model_points(radius, config.samples_per_ring)
+    """Share of predicted cell-outline points with an image edge within ``tol_px`` of them."""
+    pts, rad = ring_model_points(radius, config.samples_per_ring, config.shape)
     px = apply_h(H, pts)
     nrm = image_normals(H, pts, rad)
     off, _ = edge_search(gray_f, px, nrm, tol_px, config)
     return float(np.isfinite(off).mean())
 
 
-def per_ring_support(gray_f: NDArray[np.float32], H: FloatArray, radius: float,
-                     config: EdgeConfig, tol_px: float = 1.5) -> FloatArray:
-    """(16,) share of each ring's sample points on an edge."""
-    pts, rad = ring_model_points(radius, config.samples_per_ring)
-    px = apply_h(H, pts)
-    nrm = image_normals(H, pts, rad)
-    off, _ = edge_search(gray_f, px, nrm, tol_px, config)
-    return np.isfinite(off).reshape(16, -1).mean(axis=1)
+_HALF_CELL = np.array([[1.0, 0.0, 0.5], [0.0, 1.0, 0.5], [0.0, 0.0, 1.0]])
+
+
+def grid_contrast(gray_f: NDArray[np.float32], H: FloatArray, radius: float,
+                  config: EdgeConfig, tol_px: float = 1.5) -> tuple[float, float]:
+    """Ring support of a grid and of the same rings moved half a cell diagonally.
+
+    On a board the first is high and the second low; on texture (wood grain, cloth, clutter)
+    both are alike. Their difference is the verification score.
+    """
+    return (ring_support(gray_f, H, radius, config, tol_px),
+            ring_support(gray_f, H @ _HALF_CELL, radius, config, tol_px))
 
 
 def plausible_grid(H: FloatArray, size_wh: tuple[int, int], min_pitch_px: float,
@@ -217,10 +264,7 @@ def best_window(gray_f: NDArray[np.float32], H: FloatArray, radius: float,
     largest summed support over a 6x6 extended lattice is the board.
     """
     ext_nodes = np.array([(m, n) for n in range(-1, 5) for m in range(-1, 5)], dtype=np.float64)
-    a = np.linspace(0.0, 2 * math.pi, config.samples_per_ring, endpoint=False)
-    radial = np.column_stack([np.cos(a), np.sin(a)])
-    pts = (ext_nodes[:, None, :] + radius * radial[None, :, :]).reshape(-1, 2)
-    rad = np.tile(radial, (len(ext_nodes), 1))
+    pts, rad = ring_model_points(radius, config.samples_per_ring, config.shape, ext_nodes)
     px = apply_h(H, pts)
     h, w = gray_f.shape
     inside = (px[:, 0] >= 0) & (px[:, 0] < w) & (px[:, 1] >= 0) & (px[:, 1] < h)

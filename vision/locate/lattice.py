@@ -35,7 +35,8 @@ class LatticeHypothesis:
     H: FloatArray
     grid: NDArray[np.int64]
     inliers: int
-    radius: float  # ring radius over pitch
+    radius: float  # ring radius (square cells: half-side) over pitch
+    shape: str = "circle"
 
 
 def apply_h(H: FloatArray, pts: FloatArray) -> FloatArray:
@@ -61,6 +62,7 @@ def _seed_pairs(ells: list[Ellipse], config: LocateConfig) -> list[tuple[int, in
         size = axes / e.a
         ok = (dist >= config.min_pitch_over_radius) & (dist <= config.max_pitch_over_radius)
         ok &= (size > 0.7) & (size < 1.43)
+        ok &= np.array([o.shape == e.shape for o in ells])
         for j in np.flatnonzero(ok):
             if j != i:
                 # Better pairs first: good fits, similar shapes.
@@ -71,7 +73,8 @@ def _seed_pairs(ells: list[Ellipse], config: LocateConfig) -> list[tuple[int, in
 
 
 def _collect(
-    H: FloatArray, ells: list[Ellipse], centers: FloatArray, radius: float, config: LocateConfig
+    H: FloatArray, ells: list[Ellipse], centers: FloatArray, radius: float, config: LocateConfig,
+    shape: str = "circle",
 ) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
     """Candidates lying on integer nodes of the lattice ``H`` with the predicted ring size.
 
@@ -82,6 +85,7 @@ def _collect(
     node = np.rint(g)
     err = np.hypot(*(g - node).T)
     ok = err < config.inlier_tol_pitch
+    ok &= np.array([e.shape == shape for e in ells])
     ok &= np.all(np.abs(node) <= 2 * _SPAN, axis=1)
     idx = np.flatnonzero(ok)
     if len(idx) == 0:
@@ -135,7 +139,7 @@ def lattice_hypotheses(ells: list[Ellipse], config: LocateConfig, keep: int = 4)
         radius = 1.0 / float(np.hypot(*v1))
         v2 = np.array([-v1[1], v1[0]])
         H = _affine_h(e.center, centers[j] - e.center, Winv @ v2)
-        idx, nodes = _collect(H, ells, centers, radius, config)
+        idx, nodes = _collect(H, ells, centers, radius, config, e.shape)
         if len(idx) < 3:
             continue
         key = frozenset(idx.tolist())
@@ -149,14 +153,17 @@ def lattice_hypotheses(ells: list[Ellipse], config: LocateConfig, keep: int = 4)
                 if Hn is None:
                     break
                 H = Hn
-            idx2, nodes2 = _collect(H, ells, centers, radius, config)
+            idx2, nodes2 = _collect(H, ells, centers, radius, config, e.shape)
             if len(idx2) <= len(idx):
                 break
             idx, nodes = idx2, nodes2
-        span = nodes.max(axis=0) - nodes.min(axis=0)
-        if np.any(span >= _SPAN):
-            continue  # more than 4 rings in a row: not (only) a Quarto grid
-        results.append(LatticeHypothesis(H, nodes, len(idx), radius))
+        inside = _best_window_mask(nodes)
+        if (~inside).sum() > config.max_outside_inliers:
+            continue  # a lattice bigger than 4x4 (a tablecloth, tiles): not a Quarto grid
+        nodes = nodes[inside]
+        if len(nodes) < 3:
+            continue
+        results.append(LatticeHypothesis(H, nodes, len(idx), radius, e.shape))
     results.sort(key=lambda h: -h.inliers)
     distinct: list[LatticeHypothesis] = []
     for h in results:
@@ -167,6 +174,20 @@ def lattice_hypotheses(ells: list[Ellipse], config: LocateConfig, keep: int = 4)
         if len(distinct) >= keep:
             break
     return distinct
+
+
+def _best_window_mask(nodes: NDArray[np.int64]) -> NDArray[np.bool_]:
+    """Mask of the nodes inside the 4x4 window that holds the most of them."""
+    best = np.zeros(len(nodes), dtype=bool)
+    lo = nodes.min(axis=0)
+    hi = nodes.max(axis=0)
+    for x0 in range(int(lo[0]), max(int(lo[0]), int(hi[0]) - _SPAN + 1) + 1):
+        for y0 in range(int(lo[1]), max(int(lo[1]), int(hi[1]) - _SPAN + 1) + 1):
+            m = ((nodes[:, 0] >= x0) & (nodes[:, 0] < x0 + _SPAN)
+                 & (nodes[:, 1] >= y0) & (nodes[:, 1] < y0 + _SPAN))
+            if m.sum() > best.sum():
+                best = m
+    return best
 
 
 def window_offsets(grid: NDArray[np.int64]) -> list[tuple[int, int]]:

@@ -26,8 +26,8 @@ from numpy.typing import NDArray
 from vision.geometry.board_view import BoardNotFound, BoardView
 from vision.geometry.camera import Intrinsics
 from vision.locate.config import LocateConfig, TrackerConfig
-from vision.locate.fit import EdgeConfig, edge_search
 from vision.locate.finder import check_frame, find_board
+from vision.locate.fit import EdgeConfig, edge_search
 
 FloatArray = NDArray[np.float64]
 log = logging.getLogger(__name__)
