@@ -98,15 +98,19 @@ def develop(
     linear_rgb: np.ndarray,
     effects: Effects,
     illuminant: np.ndarray,
-    rng: np.random.Generator,
+    rng: np.random.Generator | None,
     config: SensorConfig | None = None,
     *,
     exposure_scale: float | None = None,
+    origin_xy: tuple[int, int] = (0, 0),
+    full_wh: tuple[int, int] | None = None,
 ) -> tuple[np.ndarray, float]:
     """Linear scene radiance ``(H, W, 3) float32`` RGB -> camera image ``(H, W, 3) uint8`` BGR.
 
     Returns the image and the exposure scale used (videos reuse it across frames, like an
-    auto-exposure that settled). JPEG compression is applied by :func:`jpeg_round_trip`.
+    auto-exposure that settled). ``rng=None`` leaves out sensor noise (videos add it per frame
+    with :class:`NoisePool`); ``origin_xy``/``full_wh`` place a crop in the frame so vignetting
+    matches. JPEG compression is applied by :func:`jpeg_round_trip`.
     """
     cfg = config or SensorConfig()
     img = linear_rgb
@@ -115,9 +119,10 @@ def develop(
     if effects.motion_len > 1:
         img = cv2.filter2D(img, -1, motion_kernel(effects.motion_len, effects.motion_angle_deg))
     h, w = img.shape[:2]
+    fw, fh = full_wh or (w, h)
     if effects.vignetting > 0:
-        yy = (np.arange(h, dtype=np.float32) - h / 2) / (w / 2)
-        xx = (np.arange(w, dtype=np.float32) - w / 2) / (w / 2)
+        yy = (np.arange(h, dtype=np.float32) + origin_xy[1] - fh / 2) / (fw / 2)
+        xx = (np.arange(w, dtype=np.float32) + origin_xy[0] - fw / 2) / (fw / 2)
         r2 = yy[:, None] ** 2 + xx[None, :] ** 2
         img = img * (1.0 - effects.vignetting * 0.5 * r2)[:, :, None]
     gains = (1.0 / np.maximum(illuminant, 1e-3)) ** effects.wb_strength
@@ -128,12 +133,13 @@ def develop(
         lum = float((centre @ np.array([0.2126, 0.7152, 0.0722], np.float32)).mean())
         exposure_scale = cfg.target_mid_grey / max(lum, 1e-6) * 2.0**effects.exposure_bias_ev
     img = img * np.float32(exposure_scale)
-    g = effects.iso_gain
-    var = np.clip(img, 0, None) * (cfg.shot_noise * g) + (cfg.read_noise * g) ** 2
-    lum_noise = rng.standard_normal((h, w, 1), dtype=np.float32)
-    chroma = rng.standard_normal((h, w, 3), dtype=np.float32)
-    noise = (1.0 - cfg.chroma_share) * lum_noise + cfg.chroma_share * chroma
-    img = img + np.sqrt(var) * noise
+    if rng is not None:
+        g = effects.iso_gain
+        var = np.clip(img, 0, None) * (cfg.shot_noise * g) + (cfg.read_noise * g) ** 2
+        lum_noise = rng.standard_normal((h, w, 1), dtype=np.float32)
+        chroma = rng.standard_normal((h, w, 3), dtype=np.float32)
+        noise = (1.0 - cfg.chroma_share) * lum_noise + cfg.chroma_share * chroma
+        img = img + np.sqrt(var) * noise
     # Tone curve: extended Reinhard with a white point, then the sRGB transfer function.
     x = np.clip(img, 0.0, None)
     lw2 = cfg.white_point**2
@@ -145,6 +151,37 @@ def develop(
         srgb = grey + (srgb - grey) * np.float32(effects.saturation)
     out = np.clip(srgb * 255.0 + 0.5, 0, 255).astype(np.uint8)
     return np.ascontiguousarray(out[:, :, ::-1]), float(exposure_scale)
+
+
+class NoisePool:
+    """Sensor noise for video frames, added to finished 8-bit frames.
+
+    Drawing fresh Gaussian noise for every 720p frame costs more than rendering it, so a few
+    noise fields are drawn once and each frame takes one at a random offset. The level follows
+    the scene's gain (dim scenes are noisier), in 8-bit steps after the tone curve.
+    """
+
+    def __init__(
+        self, rng: np.random.Generator, size_wh: tuple[int, int], iso_gain: float, fields: int = 4
+    ) -> None:
+        w, h = size_wh
+        sigma = 1.0 + 0.9 * iso_gain  # 8-bit steps: a webcam's visible grain
+        self.rng = rng
+        self.fields = [
+            np.clip(
+                rng.standard_normal((h, w, 1)) * sigma * 0.7
+                + rng.standard_normal((h, w, 3)) * sigma * 0.4,
+                -60,
+                60,
+            ).astype(np.int16)
+            for _ in range(fields)
+        ]
+
+    def apply(self, frame_bgr: np.ndarray) -> np.ndarray:
+        f = self.fields[int(self.rng.integers(len(self.fields)))]
+        dy, dx = int(self.rng.integers(f.shape[0])), int(self.rng.integers(f.shape[1]))
+        noise = np.roll(f, (dy, dx), axis=(0, 1))
+        return np.clip(frame_bgr.astype(np.int16) + noise, 0, 255).astype(np.uint8)
 
 
 def jpeg_round_trip(image_bgr: np.ndarray, quality: int) -> np.ndarray:

@@ -33,9 +33,9 @@ def render_scene(
     drawables = renderer.drawables()
     extra = []
     if scene.hand is not None:
-        from vision.render.hands import hand_drawables
+        from vision.render.hands import still_hand_drawables
 
-        extra = hand_drawables(scene.hand, scene)
+        extra = still_hand_drawables(scene.hand)
     canvas, ids = renderer.render_linear(drawables + extra)
     vis_by_ident = renderer.visibility(ids, drawables)
     linear = renderer.to_camera_frame(canvas)
