@@ -11,6 +11,10 @@ from __future__ import annotations
 from dataclasses import dataclass, fields
 
 
+#: Knobs that are logistic weights or biases and may be negative.
+_SIGNED = frozenset({"occupancy_bias", "occupancy_hidden_bias"})
+
+
 @dataclass(frozen=True)
 class ReaderConfig:
     """Knobs of :func:`vision.read.read_cells`. Validated on construction."""
@@ -44,6 +48,10 @@ class ReaderConfig:
     #: decides a lone piece, barely matters once pieces of both heights are on the board.
     typical_short_f: float = 1.1
     height_prior_weight: float = 1.0
+    #: Candidate heights at which the top outline is matched (log-spaced over the range), and
+    #: the weight of that evidence (top-likeness 0..1) against the edge contrasts (Lab units).
+    n_outline_heights: int = 12
+    outline_weight: float = 100.0
     #: Width of the tall/short odds, in z-score units of height support.
     height_margin_width: float = 0.5
 
@@ -63,13 +71,15 @@ class ReaderConfig:
     max_footprint_px: float = 36.0
 
     # -- occupancy --------------------------------------------------------------------------
-    #: Colour distance (CIE Lab units) between a cell's footprint and the bare board around it
-    #: above which the cell looks occupied; soft, the logistic width is the next knob.
-    occupancy_lab_distance: float = 14.0
-    occupancy_lab_width: float = 4.0
-    #: Top-edge contrast (Lab units) typical of a piece's silhouette against the board.
-    occupancy_edge_contrast: float = 16.0
-    occupancy_edge_width: float = 5.0
+    #: Occupancy logit = bias + colour_weight * (footprint's Lab distance from the bare board,
+    #: capped at 40) + outline_weight * (best top-outline fit above the cell, 0..1); when
+    #: nearer pieces hide the footprint, hidden_bias replaces the colour term.
+    #: Fitted by logistic regression on seeded renders 1-200 (development seeds): a footprint
+    #: 12 Lab units from the board is even odds, a crisp top outline adds the rest.
+    occupancy_bias: float = -5.75
+    occupancy_colour_weight: float = 0.3
+    occupancy_outline_weight: float = 4.4
+    occupancy_hidden_bias: float = 3.6
 
     # -- top face ---------------------------------------------------------------------------
     #: Below this foreshortening (sine of the viewing elevation at the top face) the top face
@@ -101,6 +111,8 @@ class ReaderConfig:
             value = getattr(self, f.name)
             if isinstance(value, tuple) and (not value or min(value) <= 0):
                 raise ValueError(f"ReaderConfig.{f.name} must be non-empty and > 0, got {value!r}")
+            if f.name in _SIGNED:
+                continue
             if isinstance(value, (int, float)) and value < 0:
                 raise ValueError(f"ReaderConfig.{f.name} must be >= 0, got {value!r}")
         if not self.min_height_f < self.tall_threshold_f < self.max_height_f:

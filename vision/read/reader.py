@@ -35,7 +35,7 @@ from vision.read.heights import HeightFit, fit_heights
 from vision.read.observation import CellReading, Observation
 from vision.read.sampling import LabPatch, lab_patch
 from vision.read.silhouette import HeightProfiles, height_profiles
-from vision.read.top import TopFeatures, top_features
+from vision.read.top import TopFeatures, outline_fit_profile, top_features
 from vision.read.visibility import OcclusionMask
 from vision.rules.board import ALL_CELLS
 from vision.rules.pieces import ATTRIBUTES
@@ -59,6 +59,8 @@ class CellFeatures:
     top: TopFeatures
     patch: LabPatch
     heights: HeightFit
+    colour_distance: FloatArray
+    outline_max: FloatArray
 
 
 def _logistic(x: FloatArray) -> FloatArray:
@@ -105,26 +107,13 @@ def measure_cells(
     # First pass: every cell's own best height (for occlusion masks while deciding occupancy).
     height = profiles.heights_m[np.argmax(score, axis=1)]
     colours = cell_colours(view, frames, patch)
-    dist = colours.board_distance()  # (16, M)
-    mask = OcclusionMask(view, frames)
-    occupied_p = np.zeros(16)
-    visible = np.ones(16)
-    top_visible = np.ones(16)
-    a = np.linspace(0.0, 2.0 * np.pi, 12, endpoint=False)
-    top_pts = project_grid(view, circle_points(frames, 0.3 * f, height[:, None], a))[:, 0]
-    for i in np.argsort(frames.depth_m):
-        free = mask.uncovered(colours.body_px[i])
-        if np.count_nonzero(free) >= 3:
-            d = float(np.median(dist[i][free]))
-            colour_logit = (d - config.occupancy_lab_distance) / config.occupancy_lab_width
-            occupied_p[i] = float(_logistic(np.array(colour_logit)))
-        else:
-            # Hidden behind nearer pieces: no evidence either way.
-            occupied_p[i] = 0.5 * config.occupied_probability
-        visible[i] = mask.visible_fraction(int(i), float(height[i]))
-        top_visible[i] = float(np.mean(mask.uncovered(top_pts[i])))
-        if occupied_p[i] >= config.occupied_probability:
-            mask.add(int(i), float(height[i]))
+    coarse = np.geomspace(profiles.heights_m[0], profiles.heights_m[-1], config.n_outline_heights)
+    outline_nominal = outline_fit_profile(view, frames, patch, coarse)
+    outline_max = outline_nominal.max(axis=1)
+    # Pass 1: occupancy with every nearer piece taken as short (its height is not known yet).
+    short = np.full(16, config.typical_short_f * f)
+    occupied_p, colour_d, visible = _occupancy_pass(view, frames, colours, outline_max, short,
+                                                    config)
     occupied = occupied_p >= config.occupied_probability
     taking_part = occupied & (visible >= 0.5)
     fit = None
@@ -134,20 +123,80 @@ def measure_cells(
         if fit is None or fit_s.support > fit.support:
             fit, frames, profiles = fit_s, frames_s, profiles_s
     assert fit is not None
+    # Refine with the top-outline evidence at the chosen footprint size.
+    outline = outline_fit_profile(view, frames, patch, coarse)
+    outline_k = np.array([np.interp(profiles.heights_m, coarse, o) for o in outline])
+    combined = profiles.score() + config.outline_weight * outline_k
+    fit = fit_heights(combined, profiles.heights_m, taking_part, frames.footprint_m, config)
     f = frames.footprint_m
     height = np.where(fit.tall_probability >= 0.5, fit.tall_m, fit.short_m)
-    # Second pass of visibility with the fitted heights.
-    mask = OcclusionMask(view, frames)
-    top_pts = project_grid(view, circle_points(frames, 0.3 * f, height[:, None], a))[:, 0]
-    for i in np.argsort(frames.depth_m):
-        if not occupied[i]:
-            continue
-        visible[i] = mask.visible_fraction(int(i), float(height[i]))
-        top_visible[i] = float(np.mean(mask.uncovered(top_pts[i])))
-        mask.add(int(i), float(height[i]))
+    # Pass 2: occupancy and visibility again, now with the fitted heights of nearer pieces.
+    occupied_p, colour_d, visible = _occupancy_pass(view, frames, colours, outline_max, height,
+                                                    config)
+    top_visible = _top_visibility(view, frames, occupied_p >= config.occupied_probability,
+                                  height)
     top = top_features(view, frames, patch, height)
     return CellFeatures(frames, profiles, colours, height, occupied_p, visible, top_visible, top,
-                        patch, fit)
+                        patch, fit, colour_d, outline_max)
+
+
+def _occupancy_pass(
+    view: BoardView, frames: CellFrames, colours: CellColours, outline_max: FloatArray,
+    heights_m: FloatArray, config: ReaderConfig,
+) -> tuple[FloatArray, FloatArray, FloatArray]:
+    """Walk the cells from the camera outwards: occupancy from the footprint samples that no
+    nearer (occupied) piece hides, and each piece's visible fraction.
+
+    Returns occupancy probabilities, footprint colour distances (NaN when hidden) and visible
+    fractions, all (16,).
+    """
+    dist = colours.board_distance()
+    mask = OcclusionMask(view, frames)
+    occupied_p = np.zeros(16)
+    colour_d = np.full(16, np.nan)
+    visible = np.ones(16)
+    for i in np.argsort(frames.depth_m):
+        free = mask.uncovered(colours.body_px[i])
+        if np.count_nonzero(free) >= 3:
+            colour_d[i] = float(np.median(dist[i][free]))
+        occupied_p[i] = occupancy_probability(colour_d[i], float(outline_max[i]), config)
+        visible[i] = mask.visible_fraction(int(i), float(heights_m[i]))
+        if occupied_p[i] >= config.occupied_probability:
+            mask.add(int(i), float(heights_m[i]))
+    return occupied_p, colour_d, visible
+
+
+def _top_visibility(
+    view: BoardView, frames: CellFrames, occupied: NDArray[np.bool_], heights_m: FloatArray
+) -> FloatArray:
+    """(16,) share of each top face's centre region not hidden by nearer pieces."""
+    f = frames.footprint_m
+    a = np.linspace(0.0, 2.0 * np.pi, 12, endpoint=False)
+    pts = project_grid(view, circle_points(frames, 0.3 * f, heights_m[:, None], a))[:, 0]
+    mask = OcclusionMask(view, frames)
+    out = np.ones(16)
+    for i in np.argsort(frames.depth_m):
+        if occupied[i]:
+            out[i] = float(np.mean(mask.uncovered(pts[i])))
+            mask.add(int(i), float(heights_m[i]))
+    return out
+
+
+def occupancy_probability(colour_distance: float, outline_fit: float,
+                          config: ReaderConfig) -> float:
+    """Probability that a cell holds a piece, from two independent cues.
+
+    ``colour_distance``: how unlike the bare board its footprint looks (Lab units; NaN when
+    nearer pieces hide the footprint); ``outline_fit``: how well a top outline (disc or square
+    of the set's size) fits some plane above the cell (0..1). Logistic in both, weights in
+    ``config``.
+    """
+    logit = config.occupancy_bias + config.occupancy_outline_weight * outline_fit
+    if np.isfinite(colour_distance):
+        logit += config.occupancy_colour_weight * min(colour_distance, 40.0)
+    else:
+        logit += config.occupancy_hidden_bias
+    return float(_logistic(np.array(logit)))
 
 
 def tall_probability(heights_f: FloatArray, usable: NDArray[np.bool_],

@@ -4,10 +4,11 @@ For a candidate height ``z`` the far half of the top rim (radius ``F/2`` at heig
 upper boundary of the silhouette seen from any camera above the board: just inside it lies the
 piece (its top face), just outside it the background. The two vertical side generators (at
 ``+-F/2`` along ``side``) bound the body below the top. So for each cell and each candidate
-height we measure two contrasts across the predicted silhouette:
+height we measure contrasts across the predicted silhouette:
 
 - ``rim``: across the far top rim at ``z`` (peaks at the true height);
-- ``side``: across the side generators at ``z`` (high below the true height, low above it).
+- ``side``: across the side generators at ``z`` (high below the true height, low above it);
+- ``spread``: how uneven the ring at 0.4 F on the plane ``z`` is (low on a top face).
 
 Contrasts are Lab distances between a sample just inside and one just outside the predicted
 edge; the median over the rim points ignores a neighbour that happens to stand behind part of it.
@@ -26,33 +27,29 @@ from vision.read.geometry import CellFrames, circle_points, project_grid
 from vision.read.sampling import LabPatch, lab_distance
 
 FloatArray = NDArray[np.float64]
-RAW = True
-W_SIDE = 0.5
-W_SPREAD = 1.0
+
+#: Weights of the side-edge drop and of the top ring's unevenness against the rim contrast.
+_W_SIDE = 0.5
+_W_SPREAD = 1.0
 
 
 @dataclass(frozen=True)
 class HeightProfiles:
-    """Edge contrasts per cell (16) and candidate height (K).
+    """Edge contrasts (Lab units) per cell (16) and candidate height (K).
 
-    ``rim`` and ``side`` are (16, K) contrasts in Lab units; ``heights_m`` is (K,);
-    ``inside`` is (16, K, 3) the median Lab colour just inside the far rim (the top face).
+    ``rim``, ``side`` and ``spread`` are (16, K); ``side_min`` is the weaker of the two side
+    edges, (16, K); ``heights_m`` is (K,).
     """
 
     heights_m: FloatArray
     rim: FloatArray
     side: FloatArray
-    inside: NDArray[np.float32]
+    side_min: FloatArray
     spread: FloatArray
 
-    def best_height_index(self) -> NDArray[np.int64]:
-        """(16,) index of the most likely top height: a strong rim edge with the body's side
-        edges below it and not above it."""
-        return np.asarray(np.argmax(self.score(), axis=1))
-
     def score(self) -> FloatArray:
-        """(16, K) support for each height: rim contrast plus how much the side contrast drops
-        above that height compared with below it."""
+        """(16, K) support for each height: rim contrast, plus how much the side contrast drops
+        above that height compared with below it, minus the top ring's unevenness."""
         side = self.side
         k = side.shape[1]
         csum = np.cumsum(side, axis=1)
@@ -60,13 +57,13 @@ class HeightProfiles:
         total = csum[:, -1:]
         n_above = np.arange(k - 1, -1, -1)[None, :]
         above = np.where(n_above > 0, (total - csum) / np.maximum(n_above, 1), 0.0)
-        return np.asarray(self.rim + W_SIDE * (below - above) - W_SPREAD * self.spread)
+        return np.asarray(self.rim + _W_SIDE * (below - above) - _W_SPREAD * self.spread)
 
 
 def height_profiles(
     view: BoardView, frames: CellFrames, patch: LabPatch, config: ReaderConfig
 ) -> HeightProfiles:
-    """Measure rim and side contrasts for every cell and candidate height."""
+    """Measure rim, side and top-ring contrasts for every cell and candidate height."""
     f = frames.footprint_m
     heights = np.linspace(config.min_height_f * f, config.max_height_f * f, config.n_heights)
     half = np.radians(config.far_arc_half_angle_deg)
@@ -82,44 +79,27 @@ def height_profiles(
     # The side generator of a square piece turned 45 degrees lies at 0.71 F: sample wider.
     side_in = project_grid(view, circle_points(frames, r - 0.15 * f, heights, sides))
     side_out = project_grid(view, circle_points(frames, 0.75 * f, heights, sides))
-    # Seed: points that lie inside the silhouette of any piece at least 0.7 F tall: low on the
-    # near face, slightly inside it.
-    seed_h = np.array([0.2, 0.35, 0.5]) * f
-    seed_a = np.pi + np.radians(np.array([-35.0, 0.0, 35.0]))
-    seed_pts = project_grid(view, circle_points(frames, 0.3 * f, seed_h, seed_a))
-    seed_vals, _ = patch.sample(seed_pts.reshape(16, -1, 2))
-    seed = np.median(seed_vals, axis=1)  # (16, 3)
     ring = np.linspace(0.0, 2.0 * np.pi, 12, endpoint=False)
     band = project_grid(view, circle_points(frames, 0.4 * f, heights, ring))
-    pts = np.concatenate([rim_in, rim_out, side_in, side_out, band], axis=2)
-    values, valid = patch.sample(pts)
-    v_band = values[:, :, -len(ring):]
-    band_med = np.median(v_band, axis=2, keepdims=True)
-    spread = np.median(lab_distance(v_band, band_med), axis=2)
     j = len(arc)
+    values, valid = patch.sample(np.concatenate([rim_in, rim_out, side_in, side_out, band], axis=2))
     v_rim_in, v_rim_out = values[:, :, :j], values[:, :, j : 2 * j]
     v_side_in, v_side_out = values[:, :, 2 * j : 2 * j + 2], values[:, :, 2 * j + 2 : 2 * j + 4]
+    v_band = values[:, :, 2 * j + 4 :]
     ok_rim = valid[:, :, :j] & valid[:, :, j : 2 * j]
     ok_side = valid[:, :, 2 * j : 2 * j + 2] & valid[:, :, 2 * j + 2 : 2 * j + 4]
-    sd = seed[:, None, None, :]
-    cw = 2.0
-    if RAW:
-        d_rim = np.where(ok_rim, lab_distance(v_rim_in, v_rim_out, cw), np.nan)
-        d_side = np.where(ok_side, lab_distance(v_side_in, v_side_out, cw), np.nan)
-    else:
-        d_rim = np.where(
-            ok_rim,
-            lab_distance(v_rim_out, sd, cw) - lab_distance(v_rim_in, sd, cw),
-            np.nan,
-        )
-        d_side = np.where(
-            ok_side, lab_distance(v_side_out, sd, cw) - lab_distance(v_side_in, sd, cw), np.nan
-        )
+    d_rim = np.where(ok_rim, lab_distance(v_rim_in, v_rim_out), np.nan)
+    d_side = np.where(ok_side, lab_distance(v_side_in, v_side_out), 0.0)
     rim = np.nan_to_num(np.nanmedian(_all_nan_safe(d_rim), axis=2))
-    side = np.nan_to_num(np.nanmean(_all_nan_safe(d_side), axis=2))
-    inside = np.median(v_rim_in, axis=2).astype(np.float32)
-    return HeightProfiles(heights, rim.astype(np.float64), side.astype(np.float64), inside,
-                          spread.astype(np.float64))
+    band_med = np.median(v_band, axis=2, keepdims=True)
+    spread = np.median(lab_distance(v_band, band_med), axis=2)
+    return HeightProfiles(
+        heights,
+        rim.astype(np.float64),
+        np.mean(d_side, axis=2).astype(np.float64),
+        np.min(d_side, axis=2).astype(np.float64),
+        spread.astype(np.float64),
+    )
 
 
 def _all_nan_safe(a: FloatArray) -> FloatArray:
