@@ -73,8 +73,9 @@ class LocateConfig:
     #: Smallest outline, as a share of the image area (a board 25% as wide as the image seen
     #: at 25 degrees covers about 1.5%).
     quad_min_area: float = 0.01
-    #: Region area over its convex hull: pieces on the board make holes, not much more.
-    quad_min_solidity: float = 0.5
+    #: Area inside the region's outline over its convex hull: a board's outline is only
+    #: dented where pieces or a hand cross it.
+    quad_min_solidity: float = 0.85
     #: Polygon simplification steps (share of the hull's perimeter) tried to reach 4 corners.
     quad_eps: tuple[float, ...] = (0.02, 0.04, 0.06, 0.08)
     #: The quadrilateral must keep this share of the hull's area (no cut-off shapes).

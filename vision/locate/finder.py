@@ -91,9 +91,9 @@ def fit_grid(gray_work: NDArray[np.float32], hyps: list[LatticeHypothesis],
         pitch = _pitch_px(H)
         reaches = tuple(max(1.0, f * pitch) for f in config.reach_schedule)
         Hf, rf, _ = fit_rings(gray_work, H, radius, reaches, edge)
-        for _round in range(2):
-            dx, dy = best_window(gray_work, Hf, rf, edge)
-            if (dx, dy) == (0, 0):
+        for _round in range(3):
+            (dx, dy), inner, outer = best_window(gray_work, Hf, rf, edge)
+            if (dx, dy) == (0, 0) or _round == 2:
                 break
             # Node (dx, dy) of the old grid becomes the new origin.
             Hf = Hf @ np.array([[1.0, 0.0, dx], [0.0, 1.0, dy], [0.0, 0.0, 1.0]])
@@ -101,7 +101,9 @@ def fit_grid(gray_work: NDArray[np.float32], hyps: list[LatticeHypothesis],
         if not plausible_grid(Hf, size_wh, config.min_ring_axis_px, config.max_foreshortening):
             continue
         on, off = grid_contrast(gray_work, Hf, rf, edge)
-        sup = on - off
+        # The grid must stand out both from itself moved half a cell and from the ring of
+        # positions around it (a pattern that goes on is not a board).
+        sup = min(on - off, inner - outer)
         if best is None or sup > best[2]:
             best = (Hf, rf, sup, edge)
     return best

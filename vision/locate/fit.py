@@ -256,12 +256,15 @@ def plausible_grid(H: FloatArray, size_wh: tuple[int, int], min_pitch_px: float,
 
 
 def best_window(gray_f: NDArray[np.float32], H: FloatArray, radius: float,
-                config: EdgeConfig) -> tuple[int, int]:
+                config: EdgeConfig) -> tuple[tuple[int, int], float, float]:
     """Shift of the 4x4 window, within one ring, that holds the most ring support.
 
     A lattice found from a few rings can be placed one row or column off; rings just outside
     the true board have little support (or are not there at all), so the window with the
     largest summed support over a 6x6 extended lattice is the board.
+
+    Returns the shift, the mean support of the 16 cells in the best window and of the 20
+    positions around it (high for a pattern that goes on: tiles, a chequered cloth).
     """
     ext_nodes = np.array([(m, n) for n in range(-1, 5) for m in range(-1, 5)], dtype=np.float64)
     pts, rad = ring_model_points(radius, config.samples_per_ring, config.shape, ext_nodes)
@@ -278,4 +281,6 @@ def best_window(gray_f: NDArray[np.float32], H: FloatArray, radius: float,
             s = float(sup[oy : oy + 4, ox : ox + 4].sum())
             if s > best + 1e-9:
                 best, best_off = s, (ox - 1, oy - 1)
-    return best_off
+    inner = best / 16.0
+    outer = (float(sup.sum()) - best) / 20.0
+    return best_off, inner, outer

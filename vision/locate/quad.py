@@ -55,9 +55,12 @@ def board_quads(gray: NDArray[np.uint8], config: LocateConfig) -> list[FloatArra
         cnts, _ = cv2.findContours(sub, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
         if not cnts:
             continue
-        hull = cv2.convexHull(max(cnts, key=cv2.contourArea) + np.array([x, y], np.int32))
+        outer = max(cnts, key=cv2.contourArea) + np.array([x, y], np.int32)
+        hull = cv2.convexHull(outer)
         hull_area = float(cv2.contourArea(hull))
-        if hull_area <= 0 or area / hull_area < config.quad_min_solidity:
+        # Solidity of the filled outline: pieces standing on the board and the big circle
+        # (which cuts the top face into a disc and four corners) leave holes, not dents.
+        if hull_area <= 0 or cv2.contourArea(outer) / hull_area < config.quad_min_solidity:
             continue
         peri = cv2.arcLength(hull, True)
         quad = None
