@@ -50,7 +50,7 @@ def main() -> int:
 
         with tempfile.TemporaryDirectory() as tmp:
             t0, c0 = time.perf_counter(), time.process_time()
-            label = render_game(Path(tmp) / "g.mp4", args.seed, "random", min_duration_s=40.0)
+            label = render_game(Path(tmp) / "g.mp4", args.seed, "draw", min_duration_s=40.0)
             dt, dc = time.perf_counter() - t0, time.process_time() - c0
         dur = label["frame_count"] / label["fps"]
         print(

@@ -92,6 +92,7 @@ def register(subparsers: Any) -> None:
         metavar="P",
         help="chance of a hand over the board in each image (default 0)",
     )
+    s.add_argument("--prefix", default="", help="file name prefix (names: PREFIX + 6-digit seed)")
     s.add_argument("--quiet", action="store_true", help="no progress bar")
     s.set_defaults(func=run_stills)
     g = sub.add_parser("game", help="a whole game as an MP4 with its ground truth")
@@ -105,6 +106,12 @@ def register(subparsers: Any) -> None:
     g.add_argument("--style", choices=BOARD_STYLES, help="board style (default: sampled)")
     g.add_argument("--size", type=_size, default=(1280, 720), help="WxH (default 1280x720)")
     g.add_argument("--fps", type=float, default=15.0, help="frames per second (10-30)")
+    g.add_argument(
+        "--max-moves",
+        type=int,
+        default=16,
+        help="prefer a game whose Quarto comes within this many moves (short videos)",
+    )
     g.add_argument("--quiet", action="store_true", help="no progress bar")
     g.set_defaults(func=run_game)
     p.set_defaults(func=lambda args: (p.print_help(), EXIT_BAD_ARGS)[1])
@@ -134,7 +141,7 @@ def run_stills(args: argparse.Namespace) -> int:
     bar = ProgressBar(args.n, "stills", not args.quiet)
     for i in range(args.n):
         image, label = render_still(args.seed + i, options=opts)
-        write_still(out / f"{args.seed + i:06d}.jpg", image, label)
+        write_still(out / f"{args.prefix}{args.seed + i:06d}.jpg", image, label)
         bar.update(i + 1)
     bar.close()
     return EXIT_OK
@@ -159,6 +166,12 @@ def run_game(args: argparse.Namespace) -> int:
         bar.total = max(1, total)
         bar.update(done)
 
+    if not 4 <= args.max_moves <= 16:
+        print(f"render game: --max-moves must be in 4..16, got {args.max_moves}", file=sys.stderr)
+        return EXIT_BAD_ARGS
+    if not args.out.lower().endswith(".mp4"):
+        print(f"render game: OUT must end in .mp4, got {args.out!r}", file=sys.stderr)
+        return EXIT_BAD_ARGS
     label = render_game(
         args.out,
         args.seed,
@@ -166,6 +179,7 @@ def run_game(args: argparse.Namespace) -> int:
         size_wh=args.size,
         fps=args.fps,
         style=args.style,
+        max_moves=args.max_moves,
         progress=progress,
     )
     bar.close()

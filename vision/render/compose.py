@@ -82,7 +82,8 @@ class SceneRenderer:
         shape = (int(2 * hy / self.table_res), int(2 * hx / self.table_res))
         alb = table_texture(rng, scene.table_kind, shape, self.table_res)
         self.table_rgba = np.dstack([alb, np.ones(shape, np.float32)])
-        self.room = room_texture(rng, (self.size_wh[1], self.size_wh[0]))
+        # The room is out of focus: a quarter-resolution image, enlarged when used.
+        self.room = room_texture(rng, (self.size_wh[1] // 4 + 1, self.size_wh[0] // 4 + 1))
         if scene.table_kind == "studio":
             self.room[:] = alb.mean(axis=(0, 1))
         self.corner_radius = float(scene.board_look["corner_radius_m"])  # type: ignore[arg-type]
@@ -166,7 +167,7 @@ class SceneRenderer:
             borderMode=cv2.BORDER_CONSTANT,
             borderValue=(0, 0, 0, 0),
         )
-        coarse = plane_hits(cam, (w, h), self.table_z, step)
+        coarse = plane_hits(cam, (w, h), self.table_z, 2 * step)
         irr, spec_t = plane_irradiance(
             coarse, self.table_z, self.lighting, sh_table, contact, eye, self.cfg.table_gloss, 60.0
         )
@@ -209,7 +210,7 @@ class SceneRenderer:
         w, h = size_wh
         room = self.room
         if room.shape[:2] != (h, w):
-            room = cv2.resize(room, (w, h))
+            room = cv2.resize(room, (w, h), interpolation=cv2.INTER_LINEAR)
         level = self.lighting.ambient * 1.3 + 0.4 * self.lighting.colours.sum(axis=0)
         return room * level[None, None, :].astype(np.float32)
 
@@ -237,7 +238,7 @@ class SceneRenderer:
         )
         args = (self.lighting, cam, coarse_hw, 1.0 / step, self.px_per_m, self.shadow_cfg)
         sh_board = shadow_masks(on_board, *args)
-        coarse = plane_hits(cam, (w, h), 0.0, step)
+        coarse = plane_hits(cam, (w, h), 0.0, 2 * step)
         irr, spec_b = plane_irradiance(
             coarse,
             0.0,

@@ -24,7 +24,8 @@ class SensorConfig:
     target_mid_grey: float = 0.2  # auto exposure puts the mean scene luminance here (linear)
     shot_noise: float = 0.0009  # variance per unit signal at base gain (photon noise)
     read_noise: float = 0.0025  # standard deviation at base gain (electronics)
-    chroma_share: float = 0.45  # part of the noise that differs between channels
+    chroma_share: float = 0.25  # part of the noise that differs between channels (webcams
+    # denoise colour more than brightness)
     white_point: float = 2.2  # linear value the tone curve maps to pure white
 
 

@@ -76,16 +76,25 @@ def plane_irradiance(
 ) -> tuple[np.ndarray, np.ndarray]:
     """Irradiance ``(h, w, 3)`` and specular radiance ``(h, w, 3)`` of a horizontal plane.
 
-    ``shadows`` ``(L, h, w)`` and ``contact`` ``(h, w)`` must have the grid of ``hits``.
+    ``shadows`` ``(L, h, w)`` and ``contact`` ``(h, w)`` set the output grid; ``hits`` may be
+    coarser (light falls off smoothly, so it is computed sparsely and interpolated).
     """
-    hh, ww = hits.x.shape
-    pts = np.column_stack([hits.x.ravel(), hits.y.ravel(), np.full(hh * ww, z, np.float32)]).astype(
+    hh, ww = shadows.shape[1:]
+    ch, cw = hits.x.shape
+
+    def up(a: np.ndarray) -> np.ndarray:
+        a = a.reshape(-1, ch, cw).astype(np.float32)
+        if (ch, cw) == (hh, ww):
+            return a
+        return np.stack([cv2.resize(x, (ww, hh), interpolation=cv2.INTER_LINEAR) for x in a])
+
+    pts = np.column_stack([hits.x.ravel(), hits.y.ravel(), np.full(ch * cw, z, np.float32)]).astype(
         np.float64
     )
     normals = np.zeros_like(pts)
     normals[:, 2] = 1.0
     lit = (1.0 - shadows).astype(np.float32)
-    direct = lighting.direct(pts, normals).reshape(-1, hh, ww).astype(np.float32) * lit
+    direct = up(lighting.direct(pts, normals)) * lit
     irr = np.empty((hh, ww, 3), np.float32)
     irr[:] = lighting.ambient.astype(np.float32)
     for li, colour in enumerate(lighting.colours.astype(np.float32)):
@@ -93,7 +102,7 @@ def plane_irradiance(
     irr *= (1.0 - contact)[:, :, None]
     spec = np.zeros_like(irr)
     if gloss > 0:
-        s = lighting.specular(pts, normals, eye, shininess).reshape(-1, hh, ww).astype(np.float32)
+        s = up(lighting.specular(pts, normals, eye, shininess))
         for li, colour in enumerate(lighting.colours.astype(np.float32)):
             spec += (gloss * s[li] * lit[li])[:, :, None] * colour
     return irr.astype(np.float32), spec.astype(np.float32)

@@ -236,9 +236,10 @@ def board_texture(
     if look.get("text"):
         _engrave_text(mask, n, px_per_m, s)
     if engraved:
-        # A V-cut: darker inside the groove, with a thin bright lip on one side.
+        # A V-cut shows the wood under the finish (the marking colour: darker on light wood,
+        # lighter under a dark stain), with a thin bright lip on one side.
         lip = np.roll(mask, (1, 1), axis=(0, 1)) - mask
-        img = img * (1.0 - 0.55 * mask[:, :, None]) + ink * (0.35 * mask[:, :, None])
+        img = img * (1.0 - 0.8 * mask[:, :, None]) + ink * (0.8 * mask[:, :, None])
         img = img * (1.0 + 0.25 * np.clip(lip, 0, 1)[:, :, None])
     else:
         img = (img * (1.0 - mask[:, :, None]) + ink * mask[:, :, None]).astype(np.float32)
