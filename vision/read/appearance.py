@@ -24,6 +24,10 @@ from vision.read.sampling import LabPatch, lab_distance
 
 FloatArray = NDArray[np.float64]
 
+#: A sample within this Lab distance of the board's colour counts as bare board when measuring
+#: the lighting around a cell (a lamp's gradient shifts lightness by 10-20 units across a board).
+_BOARD_LIKE = 25.0
+
 
 @dataclass(frozen=True)
 class CellColours:
@@ -36,11 +40,15 @@ class CellColours:
     inner: NDArray[np.float32]
     scene_white: float
     body_px: FloatArray
+    local_light: NDArray[np.float32]
 
     def board_distance(self) -> NDArray[np.float32]:
-        """(16, M) how unlike the bare board (either reference) each footprint sample looks."""
-        d1 = lab_distance(self.body, self.bare[None, None, :])
-        d2 = lab_distance(self.body, self.inner[None, None, :])
+        """(16, M) how unlike the bare board (either reference, corrected for the lighting
+        around the cell) each footprint sample looks."""
+        shift = np.zeros((16, 1, 3), dtype=np.float32)
+        shift[:, 0, 0] = self.local_light
+        d1 = lab_distance(self.body, self.bare[None, None, :] + shift)
+        d2 = lab_distance(self.body, self.inner[None, None, :] + shift)
         return np.minimum(d1, d2)
 
 
@@ -70,10 +78,20 @@ def cell_colours(view: BoardView, frames: CellFrames, patch: LabPatch) -> CellCo
                                            bare_pts]))
     body = vals[: 16 * nb].reshape(16, nb, 3)
     inner = _colour_mode(vals[16 * nb : 16 * (nb + ni)])
-    bare = _colour_mode(vals[16 * (nb + ni) :])
+    bare_vals = vals[16 * (nb + ni) :]
+    bare = _colour_mode(bare_vals)
+    # Lighting across the board: the board next to each cell (its four diagonal neighbours'
+    # corners, those that look like board at all) against the board's overall colour.
+    local = bare_vals.reshape(16, 4, 3)
+    is_board = lab_distance(local, bare[None, None, :]) < _BOARD_LIKE
+    dl = np.where(is_board, local[..., 0] - bare[0], np.nan)
+    has = np.any(is_board, axis=1)
+    dl_safe = np.where(has[:, None], dl, 0.0)
+    local_light = np.where(has, np.nanmedian(dl_safe, axis=1), 0.0)
     white = float(np.percentile(patch.lab[::4, ::4, 0], 97))
     return CellColours(body.astype(np.float32), bare.astype(np.float32),
-                       inner.astype(np.float32), max(white, 1.0), body_pts)
+                       inner.astype(np.float32), max(white, 1.0), body_pts,
+                       local_light.astype(np.float32))
 
 
 def occupancy_points(view: BoardView, frames: CellFrames) -> FloatArray:

@@ -75,11 +75,11 @@ class ReaderConfig:
     #: capped at 40) + outline_weight * (best top-outline fit above the cell, 0..1); when
     #: nearer pieces hide the footprint, hidden_bias replaces the colour term.
     #: Fitted by logistic regression on seeded renders 1-200 (development seeds): a footprint
-    #: 12 Lab units from the board is even odds, a crisp top outline adds the rest.
-    occupancy_bias: float = -5.75
-    occupancy_colour_weight: float = 0.3
-    occupancy_outline_weight: float = 4.4
-    occupancy_hidden_bias: float = 3.6
+    #: 21 Lab units from the board is even odds on its own; a crisp top outline adds to it.
+    occupancy_bias: float = -5.2
+    occupancy_colour_weight: float = 0.25
+    occupancy_outline_weight: float = 7.9
+    occupancy_hidden_bias: float = 2.8
 
     # -- top face ---------------------------------------------------------------------------
     #: Below this foreshortening (sine of the viewing elevation at the top face) the top face

@@ -40,6 +40,8 @@ _SQUARE_H = 0.45
 _BAND = 0.18
 _HOLE_R = 0.36
 _YAWS = np.radians(np.arange(0.0, 90.0, 7.5))
+#: Lab contrast between a top and its surroundings at which an outline fit counts half.
+_CONTRAST_HALF = 10.0
 
 
 @dataclass(frozen=True)
@@ -110,7 +112,10 @@ def outline_fit_profile(
         like = np.exp(-0.5 * (lab_distance(vals, top[:, None, None, :])
                               / scale[:, None, None]) ** 2)
         win = sliding_window_view(like, (n, n), axis=(1, 2))
-        out[:, k] = np.einsum("ijkab,tab->ijkt", win, tm).reshape(16, -1).max(axis=1)
+        fit = np.einsum("ijkab,tab->ijkt", win, tm).reshape(16, -1).max(axis=1)
+        # A top must also stand out from its surroundings: weigh by the top/far contrast.
+        contrast = lab_distance(top, far)
+        out[:, k] = fit * contrast / (contrast + _CONTRAST_HALF)
     return out
 
 
