@@ -100,6 +100,11 @@ def hand_drawables(pose: HandPose, look: HandLook) -> list[Drawable]:
         )
         parts.append(Drawable(ID_HAND, groups, pts.mean(axis=0), kind="hand", receiver_z=0.0))
 
+    # The upper arm rises from the elbow towards the shoulder, so the cut end of the mesh
+    # stays far from the board (usually outside the picture).
+    shoulder = elbow + back * (0.3 * s) + up * (0.12 * s)
+    upper = np.asarray(look.sleeve_rgb) if look.sleeve_rgb is not None else skin
+    add([elbow - back * 0.01, shoulder], [0.04, 0.048], upper, 0.9, 28)
     add([elbow, 0.5 * (elbow + wrist), wrist], [0.033, 0.03, 0.025], skin, 0.8, 28)
     if look.sleeve_rgb is not None:
         cuff = elbow + (wrist - elbow) * 0.45
