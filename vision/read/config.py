@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass, fields
 
-
 #: Knobs that are logistic weights or biases and may be negative.
 _SIGNED = frozenset({"occupancy_bias", "occupancy_hidden_bias"})
 
@@ -52,6 +51,8 @@ class ReaderConfig:
     #: the weight of that evidence (top-likeness 0..1) against the edge contrasts (Lab units).
     n_outline_heights: int = 12
     outline_weight: float = 100.0
+    #: Factors tried around each fitted height to refine it (the search grid steps 0.1 F).
+    height_refine_factors: tuple[float, ...] = (0.9, 0.95, 1.0, 1.05, 1.1)
     #: Width of the tall/short odds, in z-score units of height support.
     height_margin_width: float = 0.5
 

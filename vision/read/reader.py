@@ -129,6 +129,7 @@ def measure_cells(
     combined = profiles.score() + config.outline_weight * outline_k
     fit = fit_heights(combined, profiles.heights_m, taking_part, frames.footprint_m, config)
     f = frames.footprint_m
+    fit = _refine_heights(view, frames, patch, fit, taking_part, config)
     height = np.where(fit.tall_probability >= 0.5, fit.tall_m, fit.short_m)
     # Pass 2: occupancy and visibility again, now with the fitted heights of nearer pieces.
     occupied_p, colour_d, visible = _occupancy_pass(view, frames, colours, outline_max, height,
@@ -138,6 +139,25 @@ def measure_cells(
     top = top_features(view, frames, patch, height)
     return CellFeatures(frames, profiles, colours, height, occupied_p, visible, top_visible, top,
                         patch, fit, colour_d, outline_max)
+
+
+def _refine_heights(
+    view: BoardView, frames: CellFrames, patch: LabPatch, fit: HeightFit,
+    cells: NDArray[np.bool_], config: ReaderConfig,
+) -> HeightFit:
+    """Refine the set's two heights finer than the search grid: each height is scaled by the
+    factor whose top outlines fit its pieces best (a top plane off by a tenth of F already
+    blurs the square corners and the hole)."""
+    factors = np.asarray(config.height_refine_factors)
+    tall = fit.tall_probability >= 0.5
+    out = {}
+    for name, h0, members in (("short_m", fit.short_m, cells & ~tall),
+                              ("tall_m", fit.tall_m, cells & tall)):
+        if not np.any(members):
+            continue
+        prof = outline_fit_profile(view, frames, patch, h0 * factors)
+        out[name] = float(h0 * factors[int(np.argmax(prof[members].sum(axis=0)))])
+    return dataclasses.replace(fit, **out)
 
 
 def _occupancy_pass(

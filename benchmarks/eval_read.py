@@ -1,0 +1,69 @@
+"""Accuracy of piece reading on seeded renders, a labelled folder, or the real photos.
+
+    python benchmarks/eval_read.py --renders 500 --seed 700000 [--oracle-board]
+    python benchmarks/eval_read.py --folder ../shared/photoreal_dev --oracle-board
+    python benchmarks/eval_read.py --real-photos ../shared/real_photos/labels.json
+
+Renders are made into a temporary folder (never into the repository). Prints the report of
+``quarto-vision evaluate`` (per elevation band and board style, confusion tables) and, with
+``--json FILE``, writes it as JSON too. Asserts nothing: the accuracy ratchet lives in
+``tests/read/test_accuracy_ratchet.py``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import tempfile
+from pathlib import Path
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    src = parser.add_mutually_exclusive_group(required=True)
+    src.add_argument("--renders", type=int, metavar="N", help="score N fresh seeded renders")
+    src.add_argument("--folder", help="score a folder of labelled images")
+    src.add_argument("--real-photos", metavar="LABELS", help="score real_photos/labels.json")
+    parser.add_argument("--seed", type=int, default=700_000, help="first render seed")
+    parser.add_argument("--oracle-board", action="store_true",
+                        help="read with the label's camera instead of the board finder")
+    parser.add_argument("--failures", type=int, default=0, help="list N images' mistakes")
+    parser.add_argument("--json", metavar="FILE", help="also write the report as JSON")
+    args = parser.parse_args()
+
+    if args.real_photos:
+        from vision.evaluation.real_photos import format_real_report, score_real_photos
+
+        result = score_real_photos(args.real_photos)
+        print(format_real_report(result))
+        if args.json:
+            Path(args.json).write_text(json.dumps(result, indent=1))
+        return
+
+    from vision.evaluation.labels import iter_labelled_images
+    from vision.evaluation.runner import evaluate_labels, format_report
+
+    with tempfile.TemporaryDirectory() as tmp:
+        if args.renders:
+            from vision.render.still import render_still, write_still
+
+            folder = Path(tmp)
+            for k in range(args.renders):
+                image, label = render_still(args.seed + k)
+                write_still(folder / f"{args.seed + k}.jpg", image, label)
+                if sys.stderr.isatty():
+                    print(f"\rrendered {k + 1}/{args.renders}", end="", file=sys.stderr)
+            if sys.stderr.isatty():
+                print(file=sys.stderr)
+        else:
+            folder = Path(args.folder)
+        run = evaluate_labels(iter_labelled_images(folder), oracle_board=args.oracle_board)
+        print(format_report(run, failures=args.failures))
+        if args.json:
+            Path(args.json).write_text(json.dumps(run.report.as_dict(), indent=1))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,73 @@
+"""Joint decoding: the Hungarian assignment and distinct pieces with unknown attributes."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+
+from vision.read.decode import decode_pieces, hungarian
+from vision.rules.pieces import ALL_PIECES, ATTRIBUTES, Piece
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_hungarian_matches_brute_force(seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(1, 6))
+    m = int(rng.integers(n, 7))
+    cost = rng.random((n, m))
+    cols = hungarian(cost)
+    assert len(set(cols.tolist())) == n
+    best = min(sum(cost[i, p[i]] for i in range(n))
+               for p in itertools.permutations(range(m), n))
+    assert sum(cost[i, cols[i]] for i in range(n)) == pytest.approx(best)
+
+
+def test_hungarian_rejects_bad_shape() -> None:
+    with pytest.raises(ValueError, match="n <= m"):
+        hungarian(np.zeros((3, 2)))
+
+
+def _odds(piece: Piece, p: float = 0.9) -> dict[str, float | None]:
+    return {a: (p if piece.value(a) in ("dark", "square", "tall", "hollow") else 1 - p)
+            for a in ATTRIBUTES}
+
+
+def test_confident_readings_decode_to_themselves() -> None:
+    pieces = list(ALL_PIECES[:7])
+    decoded = decode_pieces([_odds(p) for p in pieces])
+    assert [d.piece for d in decoded] == pieces
+    assert all(d.known == frozenset(ATTRIBUTES) for d in decoded)
+
+
+def test_two_cells_wanting_one_piece_get_distinct_pieces() -> None:
+    a = Piece.from_symbol("LRSS")
+    strong = _odds(a, 0.99)
+    weak = _odds(a, 0.7)
+    weak["top"] = 0.45  # barely prefers solid: hollow is its second choice
+    decoded = decode_pieces([strong, weak])
+    assert decoded[0].piece == a
+    assert decoded[1].piece == Piece.from_symbol("LRSH")
+
+
+def test_unknown_attribute_stays_unknown_unless_forced() -> None:
+    piece = Piece.from_symbol("DSTH")
+    odds = _odds(piece)
+    odds["top"] = None
+    (only,) = decode_pieces([odds])
+    assert "top" not in only.known
+    # With the other fifteen pieces on the board, the last one is forced.
+    others = [p for p in ALL_PIECES if p != piece]
+    decoded = decode_pieces([_odds(p, 0.95) for p in others] + [odds])
+    assert decoded[-1].piece == piece
+    assert "top" in decoded[-1].known
+
+
+def test_confidence_drops_with_unknowns() -> None:
+    piece = Piece.from_symbol("LRTS")
+    full = decode_pieces([_odds(piece)])[0].confidence
+    odds = _odds(piece)
+    odds["shape"] = None
+    partial = decode_pieces([odds])[0].confidence
+    assert partial < full
