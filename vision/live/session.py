@@ -220,3 +220,56 @@ class WatchSession:
         if event.get("type") == "game_end":
             self.recorder.close()
             self.recorder = None
+
+
+def default_session(
+    *,
+    log_dir: Path | None,
+    rules: Rules | None = None,
+    policy: AlertPolicy | None = None,
+    sink: Callable[[Event], None] | None = None,
+    source: str | None = None,
+    resume: bool = True,
+) -> WatchSession:
+    """A session with the real board tracker and cell reader (what ``watch`` runs)."""
+    from vision.locate.tracker import BoardTracker
+    from vision.read.reader import read_cells
+
+    return WatchSession(
+        BoardTracker().update,
+        read_cells,
+        log_dir=log_dir,
+        rules=rules,
+        policy=policy,
+        sink=sink,
+        source=source,
+        resume=resume,
+    )
+
+
+def watch_video(
+    path: str | Path,
+    *,
+    log_dir: Path | None = None,
+    start_s: float = 0.0,
+    session: WatchSession | None = None,
+) -> list[Event]:
+    """Run a whole video file through a session (no window) and return every event raised."""
+    from vision.live.sources import VideoSource
+
+    source = VideoSource(path)
+    if start_s > 0:
+        source.seek(start_s)
+    session = session or default_session(
+        log_dir=log_dir, source=source.description, resume=log_dir is not None
+    )
+    events: list[Event] = []
+    t = 0.0
+    try:
+        for frame in source:
+            t = frame.t
+            events += session.process(frame).events
+    finally:
+        events += session.close(t)
+        source.close()
+    return events

@@ -1,0 +1,88 @@
+"""Score `watch` on freshly rendered games: move lists, announced lines, false alarms, latency.
+
+    python benchmarks/eval_watch.py --seeds 910000-910020 --out /tmp/qv-games [--jobs 2]
+
+Renders one game per seed (scripts cycle through random, missed, draw, bump, light, hover,
+nudge), caches the videos in --out, runs each through the live session exactly as
+`quarto-vision watch VIDEO --no-window` does, and prints per-game lines and the totals the live
+issue's acceptance asks for.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+
+SCRIPTS = ("random", "missed", "draw", "bump", "light", "hover", "nudge")
+
+
+def _seeds(text: str) -> list[int]:
+    if "-" in text:
+        a, b = text.split("-")
+        return list(range(int(a), int(b)))
+    return [int(s) for s in text.split(",")]
+
+
+def _one(args: tuple[int, str, str, int]) -> dict:
+    import cv2
+
+    cv2.setNumThreads(1)
+    from vision.evaluation.games import score_game
+    from vision.live.session import watch_video
+    from vision.render.video import render_game
+
+    seed, script, out, fps = args
+    video = Path(out) / f"game-{seed}-{script}.mp4"
+    if not video.with_suffix(".json").exists():
+        render_game(video, seed, script=script, fps=fps)
+    truth = json.loads(video.with_suffix(".json").read_text())
+    t0 = time.perf_counter()
+    events = watch_video(video)
+    elapsed = time.perf_counter() - t0
+    s = score_game(events, truth)
+    return {
+        "seed": seed,
+        "script": script,
+        "score": s.__dict__,
+        "seconds": elapsed,
+        "duration_s": truth["duration_s"],
+    }
+
+
+def main() -> int:
+    p = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    p.add_argument("--seeds", default="910000-910021")
+    p.add_argument("--out", default="/tmp/qv-games")
+    p.add_argument("--jobs", type=int, default=2)
+    p.add_argument("--fps", type=int, default=15)
+    a = p.parse_args()
+    Path(a.out).mkdir(parents=True, exist_ok=True)
+    seeds = _seeds(a.seeds)
+    work = [(s, SCRIPTS[i % len(SCRIPTS)], a.out, a.fps) for i, s in enumerate(seeds)]
+    from vision.evaluation.games import GameScore, summarize
+
+    scores = []
+    with ProcessPoolExecutor(a.jobs) as pool:
+        for r in pool.map(_one, work):
+            s = GameScore(**r["score"])
+            scores.append(s)
+            ann = sum(ok for _, ok in s.announced)
+            print(
+                f"seed {r['seed']} {r['script']:7s} moves {'ok ' if s.moves_right else 'BAD'} "
+                f"{s.found_moves}/{s.expected_moves}  lines {ann}/{len(s.announced)}  "
+                f"false {s.false_quartos}  result {'ok' if s.result_right else 'BAD'}  "
+                f"{r['seconds']:.1f}s for {r['duration_s']:.0f}s video  {'; '.join(s.notes)}",
+                flush=True,
+            )
+    print(json.dumps(summarize(scores), indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
