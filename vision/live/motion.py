@@ -38,6 +38,8 @@ class MotionConfig:
     max_piece_areas: float = 1.8
     #: Seconds of stillness after which a big change becomes the new reference (lighting).
     rebase_s: float = 1.5
+    #: Seconds of stillness before the first reference (at start, after a bump) is taken.
+    adopt_s: float = 0.2
     #: Height (m) of the space above the board included in the region (a tall piece).
     roi_height_m: float = 0.09
     #: Footprint diameter and height (m) of the silhouette used as the unit of area.
@@ -123,15 +125,20 @@ class MotionGate:
             moved = np.abs(small - self._prev) > cfg.pixel_threshold
             motion = float(np.count_nonzero(moved & region)) / n
         self._prev = small
-        if self._reference is None or self._reference.shape != small.shape:
-            self._reference = small
-        changed = np.abs(small - self._reference) > cfg.pixel_threshold
-        change_areas = float(np.count_nonzero(changed & region)) / self._piece_area
         if motion > cfg.motion_fraction:
             self._still_since = None
-            return GateResult(True, motion, change_areas, "motion")
-        if self._still_since is None:
+        elif self._still_since is None:
             self._still_since = now
+        if self._reference is None or self._reference.shape != small.shape:
+            # A new reference only from a scene that has been still for a while: never from
+            # a frame with a hand moving through it (after a bump or a re-found board).
+            if self._still_since is not None and now - self._still_since >= cfg.adopt_s:
+                self._reference = small
+            return GateResult(True, motion, 0.0, "new reference")
+        changed = np.abs(small - self._reference) > cfg.pixel_threshold
+        change_areas = float(np.count_nonzero(changed & region)) / self._piece_area
+        if motion > cfg.motion_fraction or self._still_since is None:
+            return GateResult(True, motion, change_areas, "motion")
         if change_areas > cfg.max_piece_areas:
             if now - self._still_since >= cfg.rebase_s:
                 self._reference = small  # a still, lasting change: lighting, or a moved object

@@ -42,6 +42,9 @@ class SessionConfig:
 
     #: On a still, settled scene, re-read the cells this often (s) to re-check the record.
     reread_s: float = 0.5
+    #: A re-found board whose cells moved less than this (px) is the same view: keep it, so
+    #: a search during a hand (low ring support) does not restart the motion reference.
+    view_jitter_px: float = 2.0
     #: JPEG quality of the key frame saved per move.
     keyframe_quality: int = 85
     tracker: TrackerConfig = field(default_factory=TrackerConfig)
@@ -77,6 +80,11 @@ def align_view(new: BoardView, old: BoardView | None) -> BoardView:
         range(4), key=lambda k: float(np.sum((rotate_view(new, k).cell_centers_px() - ref) ** 2))
     )
     return rotate_view(new, best) if best else new
+
+
+def _moved_px(a: BoardView, b: BoardView) -> float:
+    """Largest image displacement of a cell centre between two views of the board."""
+    return float(np.max(np.linalg.norm(a.cell_centers_px() - b.cell_centers_px(), axis=1)))
 
 
 class WatchSession:
@@ -154,9 +162,10 @@ class WatchSession:
         if self.view is None or found is not self._raw_view:
             self._raw_view = found
             aligned = align_view(found, self.view)
-            if self.view is not None:
-                self.gate.reset()
-            self.view = aligned
+            if self.view is None or _moved_px(aligned, self.view) > self.config.view_jitter_px:
+                if self.view is not None:
+                    self.gate.reset()  # the camera or the board moved: new reference
+                self.view = aligned
         gate = self.gate.update(image, self.view, t)
         read = False
         if gate.busy:
