@@ -147,6 +147,10 @@ def develop(
     x = x * (1.0 + x / lw2) / (1.0 + x) * 1.25
     x = np.clip(x, 0.0, 1.0)
     srgb = np.where(x <= 0.0031308, 12.92 * x, 1.055 * np.power(x, 1 / 2.4) - 0.055)
+    if effects.contrast > 0:
+        # Cameras add an S-curve after gamma: deeper shadows, brighter highlights ("punch").
+        smooth = srgb * srgb * (3.0 - 2.0 * srgb)
+        srgb = srgb + np.float32(effects.contrast) * (smooth - srgb)
     if abs(effects.saturation - 1.0) > 1e-3:
         grey = srgb.mean(axis=2, keepdims=True)
         srgb = grey + (srgb - grey) * np.float32(effects.saturation)

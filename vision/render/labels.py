@@ -180,6 +180,7 @@ def still_label(
             "jpeg_quality": eff.jpeg_quality,
             "saturation": eff.saturation,
             "background_blur": eff.background_blur,
+            "contrast": eff.contrast,
         },
     }
     return label

@@ -132,6 +132,7 @@ class Effects:
     jpeg_quality: int
     saturation: float
     background_blur: float  # depth-of-field blur of the far table, pixels
+    contrast: float = 0.0  # strength of the camera's S-shaped tone curve, 0..1
 
 
 @dataclass(frozen=True)
@@ -421,4 +422,5 @@ def _sample_effects(rng: np.random.Generator, lights: list[Light]) -> Effects:
         jpeg_quality=int(rng.integers(72, 95)),
         saturation=float(rng.uniform(0.9, 1.2)),
         background_blur=float(rng.uniform(0.5, 4.0)),
+        contrast=float(rng.uniform(0.2, 0.6)),
     )
