@@ -27,6 +27,8 @@ class ReaderConfig:
     #: of the ring), jointly with its two heights: seen from above, a larger top and a taller
     #: piece look alike, and only the whole board's pieces together tell them apart.
     footprint_scales: tuple[float, ...] = (0.85, 0.95, 1.05, 1.15)
+    #: Fewer pieces than this cannot tell the footprint size from the heights: keep nominal.
+    min_pieces_for_size: int = 3
     #: Range of piece heights searched, in footprint widths F: short pieces are 0.9-1.5 F,
     #: tall ones 1.5-2.1 times that, so 0.55-3.4 F covers every set with margin.
     min_height_f: float = 0.55
@@ -46,6 +48,7 @@ class ReaderConfig:
     #: Typical short height (F) and the weight of that prior per piece (log-units squared):
     #: decides a lone piece, barely matters once pieces of both heights are on the board.
     typical_short_f: float = 1.1
+    typical_tall_f: float = 2.1
     height_prior_weight: float = 1.0
     #: Candidate heights at which the top outline is matched (log-spaced over the range), and
     #: the weight of that evidence (top-likeness 0..1) against the edge contrasts (Lab units).

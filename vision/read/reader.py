@@ -104,20 +104,28 @@ def measure_cells(
     nominal = int(np.argmin(np.abs(np.log(np.asarray(config.footprint_scales)))))
     profiles = all_profiles[nominal]
     score = profiles.score()
-    # First pass: every cell's own best height (for occlusion masks while deciding occupancy).
-    height = profiles.heights_m[np.argmax(score, axis=1)]
     colours = cell_colours(view, frames, patch)
     coarse = np.geomspace(profiles.heights_m[0], profiles.heights_m[-1], config.n_outline_heights)
     outline_nominal = outline_fit_profile(view, frames, patch, coarse)
-    outline_max = outline_nominal.max(axis=1)
-    # Pass 1: occupancy with every nearer piece taken as short (its height is not known yet).
-    short = np.full(16, config.typical_short_f * f)
-    occupied_p, colour_d, visible = _occupancy_pass(view, frames, colours, outline_max, short,
-                                                    config)
+    # Where each candidate top's centre appears: evidence hidden behind nearer pieces is void.
+    top_centres = view.project(
+        (frames.centers_m[:, None, :] + coarse[None, :, None] * np.array([0.0, 0.0, 1.0]))
+        .reshape(-1, 3)).reshape(16, len(coarse), 2)
+    # Pass 1: occupancy with every nearer piece at its own best height, kept within the
+    # typical range (the set's heights are not known yet).
+    own = np.array([np.interp(profiles.heights_m, coarse, o) for o in outline_nominal])
+    own_best = profiles.heights_m[np.argmax(score + config.outline_weight * own, axis=1)]
+    short = np.clip(own_best, config.typical_short_f * f, config.typical_tall_f * f)
+    occupied_p, colour_d, visible, outline_max = _occupancy_pass(
+        view, frames, colours, outline_nominal, top_centres, short, config)
     occupied = occupied_p >= config.occupied_probability
     taking_part = occupied & (visible >= 0.5)
     fit = None
-    for frames_s, profiles_s in zip(scaled, all_profiles, strict=True):
+    # The footprint size is only searched when enough pieces vouch for it.
+    few = np.count_nonzero(taking_part) < config.min_pieces_for_size
+    for k, (frames_s, profiles_s) in enumerate(zip(scaled, all_profiles, strict=True)):
+        if few and k != nominal:
+            continue
         fit_s = fit_heights(profiles_s.score(), profiles_s.heights_m, taking_part,
                             frames_s.footprint_m, config)
         if fit is None or fit_s.support > fit.support:
@@ -132,8 +140,8 @@ def measure_cells(
     fit = _refine_heights(view, frames, patch, fit, taking_part, config)
     height = np.where(fit.tall_probability >= 0.5, fit.tall_m, fit.short_m)
     # Pass 2: occupancy and visibility again, now with the fitted heights of nearer pieces.
-    occupied_p, colour_d, visible = _occupancy_pass(view, frames, colours, outline_max, height,
-                                                    config)
+    occupied_p, colour_d, visible, outline_max = _occupancy_pass(
+        view, frames, colours, outline_nominal, top_centres, height, config)
     top_visible = _top_visibility(view, frames, occupied_p >= config.occupied_probability,
                                   height)
     top = top_features(view, frames, patch, height)
@@ -161,29 +169,32 @@ def _refine_heights(
 
 
 def _occupancy_pass(
-    view: BoardView, frames: CellFrames, colours: CellColours, outline_max: FloatArray,
-    heights_m: FloatArray, config: ReaderConfig,
-) -> tuple[FloatArray, FloatArray, FloatArray]:
-    """Walk the cells from the camera outwards: occupancy from the footprint samples that no
-    nearer (occupied) piece hides, and each piece's visible fraction.
+    view: BoardView, frames: CellFrames, colours: CellColours, outline: FloatArray,
+    top_centres: FloatArray, heights_m: FloatArray, config: ReaderConfig,
+) -> tuple[FloatArray, FloatArray, FloatArray, FloatArray]:
+    """Walk the cells from the camera outwards: occupancy from the footprint samples and the
+    candidate tops that no nearer (occupied) piece hides, and each piece's visible fraction.
 
-    Returns occupancy probabilities, footprint colour distances (NaN when hidden) and visible
-    fractions, all (16,).
+    Returns occupancy probabilities, footprint colour distances (NaN when hidden), visible
+    fractions and the best unhidden outline fit, all (16,).
     """
     dist = colours.board_distance()
     mask = OcclusionMask(view, frames)
     occupied_p = np.zeros(16)
     colour_d = np.full(16, np.nan)
     visible = np.ones(16)
+    outline_max = np.zeros(16)
     for i in np.argsort(frames.depth_m):
         free = mask.uncovered(colours.body_px[i])
         if np.count_nonzero(free) >= 3:
             colour_d[i] = float(np.median(dist[i][free]))
-        occupied_p[i] = occupancy_probability(colour_d[i], float(outline_max[i]), config)
+        seen = mask.uncovered(top_centres[i])
+        outline_max[i] = float(np.max(outline[i][seen])) if np.any(seen) else 0.0
+        occupied_p[i] = occupancy_probability(colour_d[i], outline_max[i], config)
         visible[i] = mask.visible_fraction(int(i), float(heights_m[i]))
         if occupied_p[i] >= config.occupied_probability:
             mask.add(int(i), float(heights_m[i]))
-    return occupied_p, colour_d, visible
+    return occupied_p, colour_d, visible, outline_max
 
 
 def _top_visibility(
