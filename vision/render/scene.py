@@ -14,13 +14,13 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from vision.geometry.board_spec import BoardSpec
-from vision.geometry.camera import Camera, Intrinsics, Pose
 from vision.render.materials import (
     PieceSet,
     board_look,
     kelvin_to_rgb,
     sample_piece_set,
 )
+from vision.render.rig import CameraSample, sample_camera
 from vision.rules.board import ALL_CELLS, Cell
 from vision.rules.pieces import ALL_PIECES, Piece
 
@@ -107,15 +107,6 @@ class Clutter:
     yaw_deg: float
     size_m: tuple[float, float, float]  # x extent, y extent, height
     rgb: tuple[float, float, float]
-
-
-@dataclass(frozen=True)
-class CameraSample:
-    camera: Camera
-    elevation_deg: float
-    azimuth_deg: float
-    distance_m: float
-    roll_deg: float
 
 
 @dataclass(frozen=True)
@@ -210,7 +201,15 @@ def sample_scene(
     table_half = (float(rng.uniform(0.5, 1.1)), float(rng.uniform(0.4, 0.8)))
     clutter = _sample_clutter(rng, spec, placements, int(rng.integers(0, opts.max_clutter + 1)))
     lights, ambient = _sample_lights(rng)
-    cam = sample_camera(rng, opts, spec.side_m)
+    cam = sample_camera(
+        rng,
+        opts.size_wh,
+        spec.side_m,
+        elevation_deg=opts.elevation_deg,
+        hfov_deg=opts.hfov_deg,
+        board_fill=opts.board_fill,
+        distortion_prob=opts.distortion_prob,
+    )
     effects = _sample_effects(rng, lights)
     return Scene(
         seed=int(seed),
@@ -346,67 +345,6 @@ def _sample_lights(rng: np.random.Generator) -> tuple[list[Light], float]:
         )
     ambient = float(rng.uniform(0.07, 0.3))
     return lights, ambient
-
-
-def sample_camera(rng: np.random.Generator, opts: SceneOptions, side_m: float) -> CameraSample:
-    """Camera on a sphere around the board, framed so the board fills the requested width.
-
-    The distance is solved so that the projected board spans ``board_fill`` of the image width;
-    then the camera pans and tilts a little (its centre fixed) so the board is not always
-    centred, while all four corners stay inside the image.
-    """
-    w, h = opts.size_wh
-    el = float(rng.uniform(*opts.elevation_deg))
-    az = float(rng.uniform(0.0, 360.0))
-    hfov = float(rng.uniform(*opts.hfov_deg))
-    fill = float(rng.uniform(*opts.board_fill))
-    roll = float(rng.normal(0.0, 2.0))
-    intr = Intrinsics.from_fov((w, h), hfov)
-    if rng.random() < opts.distortion_prob:
-        k1 = float(rng.uniform(-0.25, 0.08))
-        intr = Intrinsics(
-            intr.fx,
-            intr.fy,
-            intr.cx,
-            intr.cy,
-            intr.size_wh,
-            (k1, float(rng.uniform(-0.02, 0.06)) * abs(k1) * 4, 0.0, 0.0, 0.0),
-        )
-    corners = np.array([[-1, -1, 0], [1, -1, 0], [1, 1, 0], [-1, 1, 0]], float) * side_m / 2.0
-    ea, aa = math.radians(el), math.radians(az)
-    direction = np.array([math.cos(ea) * math.cos(aa), math.cos(ea) * math.sin(aa), math.sin(ea)])
-    far = -np.array([math.cos(aa), math.sin(aa), 0.0])
-    dist = intr.fx * side_m * 1.2 / (fill * w)
-    pin = Intrinsics(intr.fx, intr.fy, intr.cx, intr.cy, intr.size_wh)
-    for _ in range(4):
-        pose = Pose.look_at(
-            direction * dist, np.zeros(3), up=far + np.array([0, 0, 0.05]), roll_deg=roll
-        )
-        px = Camera(pin, pose).project(corners)
-        dist *= (px[:, 0].max() - px[:, 0].min()) / (fill * w)
-    for _ in range(20):
-        pose = Pose.look_at(
-            direction * dist, np.zeros(3), up=far + np.array([0, 0, 0.05]), roll_deg=roll
-        )
-        px = Camera(pin, pose).project(corners)
-        lo, hi = px.min(axis=0), px.max(axis=0)
-        margin = 0.03 * w
-        if lo[0] > margin and lo[1] > margin and hi[0] < w - margin and hi[1] < h - margin:
-            break
-        dist *= 1.06
-    slack = np.array([min(lo[0], w - hi[0]), min(lo[1], h - hi[1])]) - margin
-    shift = rng.uniform(-1.0, 1.0, 2) * np.maximum(slack, 0.0) * 0.8
-    pan, tilt = math.atan2(shift[0], intr.fx), math.atan2(shift[1], intr.fy)
-    # Rotating the camera about its own centre: x_cam' = Q x_cam, so R' = Q R and t' = Q t.
-    qy = np.array(
-        [[math.cos(pan), 0, -math.sin(pan)], [0, 1, 0], [math.sin(pan), 0, math.cos(pan)]]
-    )
-    qx = np.array(
-        [[1, 0, 0], [0, math.cos(tilt), math.sin(tilt)], [0, -math.sin(tilt), math.cos(tilt)]]
-    )
-    q = qx @ qy
-    pose = Pose(q @ pose.R, q @ pose.t)
-    return CameraSample(Camera(intr, pose), el, az % 360.0, float(dist), roll)
 
 
 def _sample_effects(rng: np.random.Generator, lights: list[Light]) -> Effects:
