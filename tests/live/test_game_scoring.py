@@ -18,8 +18,16 @@ def truth():
     for i, (name, sym) in enumerate(MOVES):
         cell = Cell.from_name(name)
         game.place(cell, Piece.from_symbol(sym), 5.0 * (i + 1))
-        moves.append({"index": i + 1, "row": cell.row, "col": cell.col, "name": name,
-                      "piece": Piece.from_symbol(sym).attributes, "t_hand_left": 5.0 * (i + 1)})
+        moves.append(
+            {
+                "index": i + 1,
+                "row": cell.row,
+                "col": cell.col,
+                "name": name,
+                "piece": Piece.from_symbol(sym).attributes,
+                "t_hand_left": 5.0 * (i + 1),
+            }
+        )
     game.end(40.0)
     cells = [{"row": c.row, "col": c.col, "center_px": centre(c.row, c.col)} for c in ALL_CELLS]
     return {"cells": cells, "moves": moves, "events": game.events}
@@ -45,8 +53,15 @@ def watched(sym_index=0, delay=0.3, drop_quarto=False, extra_quarto=False, wrong
         game.place(ours, piece, 5.0 * (i + 1) + delay)
     events = [e for e in game.events if not (drop_quarto and e["type"] == "quarto")]
     if extra_quarto:
-        events.append({"type": "quarto", "t": 33.0, "after_move": 5,
-                       "cells": [[1, 0], [1, 1], [1, 2], [1, 3]], "shared": {"color": "light"}})
+        events.append(
+            {
+                "type": "quarto",
+                "t": 33.0,
+                "after_move": 5,
+                "cells": [[1, 0], [1, 1], [1, 2], [1, 3]],
+                "shared": {"color": "light"},
+            }
+        )
     return events + game.end(40.0)
 
 

@@ -201,3 +201,20 @@ def test_finish_closes_game():
 def test_config_rejects_negative(knob):
     with pytest.raises(ValueError, match=knob):
         TrackerConfig(**{knob: -1.0})
+
+
+def test_unreadable_piece_is_committed_before_the_next_one_in_order():
+    feed = Feed()
+    feed.frames(1.0)
+    feed.frames(1.0, busy=True)
+    d4 = Cell.from_name("d4")
+    feed.pieces[d4] = Piece.from_symbol("LSTH")
+    hidden = {d4: ["top", "height"]}
+    assert types(feed.frames(2.0, unknown=hidden)) == ["warning"]
+    feed.frames(1.0, busy=True)
+    feed.pieces[Cell.from_name("a1")] = Piece.from_symbol("DRSS")
+    events = feed.frames(1.0, unknown=hidden)
+    moves = [e for e in events if e["type"] == "move"]
+    assert [m["name"] for m in moves] == ["d4", "a1"]  # d4 came first, though a1 sorts first
+    assert any("only partly read" in e.get("message", "") for e in events)
+    assert not any("at once" in e.get("message", "") for e in events)

@@ -70,12 +70,15 @@ def rotate_view(view: BoardView, quarter_turns: int) -> BoardView:
     return BoardView(Camera(view.camera.intrinsics, pose), view.spec, view.calibrated, view.score)
 
 
-def align_view(new: BoardView, old: BoardView | None) -> BoardView:
-    """Relabel ``new`` so its cells match ``old``'s in the image (a found-again board keeps
-    the game's labelling: one labelling for a whole game)."""
-    if old is None:
+def align_view(
+    new: BoardView, old: BoardView | None, ref_centers_px: NDArray[np.float64] | None = None
+) -> BoardView:
+    """Relabel ``new`` so its cells match ``old``'s in the image, or the (16, 2) cell centres
+    ``ref_centers_px`` recorded at the game's start: a found-again board keeps the game's
+    labelling (one labelling for a whole game, also across a restart)."""
+    if old is None and ref_centers_px is None:
         return new
-    ref = old.cell_centers_px()
+    ref = old.cell_centers_px() if old is not None else np.asarray(ref_centers_px, float)
     best = min(
         range(4), key=lambda k: float(np.sum((rotate_view(new, k).cell_centers_px() - ref) ** 2))
     )
@@ -128,6 +131,7 @@ class WatchSession:
         self.resumed_from: Path | None = None
         self._last_read = -math.inf
         self._raw_view: BoardView | None = None  # the locator's view before relabelling
+        self._resume_centers: NDArray[np.float64] | None = None  # labelling of a resumed game
         game = self._resume() if (resume and log_dir is not None) else None
         self.tracker = StateTracker(self.rules, self.config.tracker, game)
 
@@ -142,6 +146,9 @@ class WatchSession:
             logger.warning("unfinished game %s has other rules; starting fresh", path.name)
             return None
         game = record.game()
+        start = next((e for e in record.events if e.get("type") == "game_start"), None)
+        if start and start.get("cells"):
+            self._resume_centers = np.array([c["center_px"] for c in start["cells"]], float)
         self.recorder = GameRecorder.resume(path)
         self.resumed_from = path
         logger.info("resuming %s after move %d", path.name, len(game.moves))
@@ -161,7 +168,7 @@ class WatchSession:
         assert isinstance(found, BoardView)
         if self.view is None or found is not self._raw_view:
             self._raw_view = found
-            aligned = align_view(found, self.view)
+            aligned = align_view(found, self.view, self._resume_centers)
             if self.view is None or _moved_px(aligned, self.view) > self.config.view_jitter_px:
                 if self.view is not None:
                     self.gate.reset()  # the camera or the board moved: new reference

@@ -120,6 +120,7 @@ class StateTracker:
         self._missing_since: dict[Cell, float] = {}
         self._warned: set[str] = set()
         self._unreadable_since: dict[Cell, float] = {}
+        self._first_seen: dict[Cell, float] = {}  # new, not yet committed pieces
         self._last_t = 0.0
         #: True until an empty board starts the first game (shown to the user).
         self.waiting_for_empty = game is None
@@ -192,9 +193,14 @@ class StateTracker:
             self.game = Game(self.rules)
             self._warned.clear()
             self._missing_since.clear()
+            self._first_seen.clear()
+            self._unreadable_since.clear()
             events += self.game.start(now, [r.center_px for r in observation.cells])
             return events
         events += self._check_missing(observation, recorded - occupied, now)
+        for cell in [c for c in self._first_seen if c not in occupied]:
+            del self._first_seen[cell]  # it went away again: not a placement
+            self._unreadable_since.pop(cell, None)
         new_cells = sorted(occupied - recorded)
         if new_cells:
             events += self._place_new(new_cells, now)
@@ -202,20 +208,29 @@ class StateTracker:
         return events
 
     def _place_new(self, new_cells: Sequence[Cell], now: float) -> list[Event]:
+        """Commit the pieces on ``new_cells`` in the order they first appeared.
+
+        A piece that cannot be read yet waits (with a warning after ``unreadable_warn_s``)
+        while it is the newest; once a later piece arrives it is committed with its likeliest
+        reading and a warning, so the move order stays right.
+        """
         game = self.game
         assert game is not None
         events: list[Event] = []
-        unplayed = game.board.unplayed()
-        if len(new_cells) > 1:
-            key = "multi:" + ",".join(c.name for c in new_cells)
-            if key not in self._warned:
-                self._warned.add(key)
-                names = ", ".join(c.name for c in new_cells)
-                events += game.warn(
-                    now,
-                    f"{len(new_cells)} pieces appeared at once ({names}); their order is a guess",
-                )
         for cell in new_cells:
+            self._first_seen.setdefault(cell, now)
+        ordered = sorted(new_cells, key=lambda c: (self._first_seen[c], c))
+        unplayed = game.board.unplayed()
+        same_time = [c for c in ordered if self._first_seen[c] == self._first_seen[ordered[-1]]]
+        if len(same_time) > 1:
+            names = ", ".join(c.name for c in same_time)
+            events += self._warn_once(
+                "multi:" + names,
+                now,
+                f"{len(same_time)} pieces appeared at once ({names}); their order is a guess",
+            )
+        for i, cell in enumerate(ordered):
+            newest = i == len(ordered) - 1
             evidence = self._evidence.get(cell, _Evidence())
             ranked = sorted(unplayed, key=evidence.score, reverse=True)
             if not ranked:
@@ -225,7 +240,7 @@ class StateTracker:
                 continue
             best = ranked[0]
             margin = evidence.score(best) - evidence.score(ranked[1]) if len(ranked) > 1 else 1e9
-            if margin < self.config.decision_margin and len(new_cells) == 1:
+            if margin < self.config.decision_margin and newest and len(same_time) == 1:
                 since = self._unreadable_since.setdefault(cell, now)
                 if now - since >= self.config.unreadable_warn_s:
                     events += self._warn_once(
@@ -236,6 +251,7 @@ class StateTracker:
                     )
                 continue
             self._unreadable_since.pop(cell, None)
+            self._first_seen.pop(cell, None)
             if margin < self.config.decision_margin:
                 events += self._warn_once(
                     f"guess:{cell.name}",
