@@ -8,6 +8,7 @@ add hands and a moving piece per frame.
 from __future__ import annotations
 
 import logging
+import math
 from dataclasses import dataclass
 
 import cv2
@@ -55,6 +56,7 @@ class RenderConfig:
     table_gloss: float = 0.04  # varnish on tables: a soft highlight of the lamps
     board_gloss: float = 0.05  # lacquered board top
     dof_strength: float = 1.6  # how fast the table blurs with distance beyond the board
+    max_canvas_ratio: float = 1.4  # pinhole canvas (with distortion margin) vs frame, in pixels
 
 
 def piece_ident(code: int) -> int:
@@ -111,17 +113,33 @@ class SceneRenderer:
 
     # -- camera ------------------------------------------------------------------------------
     def set_camera(self, camera: Camera) -> None:
-        """Use ``camera`` (with distortion) for the finished image; render through a pinhole."""
+        """Use ``camera`` (with distortion) for the finished image; render through a pinhole.
+
+        Barrel distortion pulls content from beyond the frame, so the pinhole canvas gets a
+        margin; when that margin would make the canvas much larger than the frame, the canvas
+        is rendered at a lower scale (the periphery is compressed by the lens anyway).
+        """
         self.camera = camera
         intr = camera.intrinsics
         self.margin = required_margin(intr)
         m = self.margin
         w, h = intr.size_wh
         self.size_wh = (w, h)
-        pin = Intrinsics(intr.fx, intr.fy, intr.cx + m, intr.cy + m, (w + 2 * m, h + 2 * m))
+        big_w, big_h = w + 2 * m, h + 2 * m
+        s = min(1.0, math.sqrt(self.cfg.max_canvas_ratio * w * h / (big_w * big_h)))
+        pin = Intrinsics(
+            intr.fx * s,
+            intr.fy * s,
+            (intr.cx + m) * s,
+            (intr.cy + m) * s,
+            (round(big_w * s), round(big_h * s)),
+        )
         self.pin = Camera(pin, camera.pose)
-        self.maps = distortion_maps(intr, m) if intr.has_distortion else None
-        self.px_per_m = intr.fx / max(float(np.linalg.norm(camera.pose.camera_center)), 0.05)
+        self.maps = None
+        if intr.has_distortion:
+            mx, my = distortion_maps(intr, m)
+            self.maps = (mx * np.float32(s), my * np.float32(s))
+        self.px_per_m = pin.fx / max(float(np.linalg.norm(camera.pose.camera_center)), 0.05)
 
     def _board_texels(self) -> int:
         assert self.scene.spec is not None

@@ -27,6 +27,7 @@ class SensorConfig:
     chroma_share: float = 0.25  # part of the noise that differs between channels (webcams
     # denoise colour more than brightness)
     white_point: float = 2.2  # linear value the tone curve maps to pure white
+    highlight_limit: float = 1.3  # auto exposure keeps the brightest 3% below this (linear)
 
 
 def distortion_maps(intr: Intrinsics, margin_px: int) -> tuple[np.ndarray, np.ndarray]:
@@ -77,6 +78,24 @@ def required_margin(intr: Intrinsics) -> int:
         0.0, float(-px.min()), float((px[:, 0] - (w - 1)).max()), float((px[:, 1] - (h - 1)).max())
     )
     return math.ceil(over) + 4
+
+
+_LUMA = np.array([0.2126, 0.7152, 0.0722], np.float32)
+
+
+def auto_exposure(linear_rgb: np.ndarray, config: SensorConfig) -> float:
+    """Exposure scale of a centre-weighted meter that also protects the highlights.
+
+    The mean luminance of the central 60% goes to ``target_mid_grey``, unless that would push
+    the brightest 3% of the frame past ``highlight_limit`` (a dark table around a light board
+    must not blow the board out).
+    """
+    h, w = linear_rgb.shape[:2]
+    sub = linear_rgb[::4, ::4] @ _LUMA
+    centre = sub[h // 20 : -(h // 20) or None, w // 20 : -(w // 20) or None]
+    mean = float(centre.mean())
+    p97 = float(np.percentile(sub, 97))
+    return min(config.target_mid_grey / max(mean, 1e-6), config.highlight_limit / max(p97, 1e-6))
 
 
 def motion_kernel(length: int, angle_deg: float) -> np.ndarray:
@@ -130,9 +149,7 @@ def develop(
     gains = (gains / gains[1]).astype(np.float32)
     img = img * gains[None, None, :]
     if exposure_scale is None:
-        centre = img[h // 5 : h - h // 5, w // 5 : w - w // 5]
-        lum = float((centre @ np.array([0.2126, 0.7152, 0.0722], np.float32)).mean())
-        exposure_scale = cfg.target_mid_grey / max(lum, 1e-6) * 2.0**effects.exposure_bias_ev
+        exposure_scale = auto_exposure(img, cfg) * 2.0**effects.exposure_bias_ev
     img = img * np.float32(exposure_scale)
     if rng is not None:
         g = effects.iso_gain
@@ -141,11 +158,17 @@ def develop(
         chroma = rng.standard_normal((h, w, 3), dtype=np.float32)
         noise = (1.0 - cfg.chroma_share) * lum_noise + cfg.chroma_share * chroma
         img = img + np.sqrt(var) * noise
-    # Tone curve: extended Reinhard with a white point, then the sRGB transfer function.
+    # Tone curve on luminance (extended Reinhard with a white point), so hues survive; colours
+    # pushed past white lose saturation instead of turning yellow or cyan.
     x = np.clip(img, 0.0, None)
+    lum = x @ _LUMA + np.float32(1e-6)
     lw2 = cfg.white_point**2
-    x = x * (1.0 + x / lw2) / (1.0 + x) * 1.25
-    x = np.clip(x, 0.0, 1.0)
+    mapped = lum * (1.0 + lum / lw2) / (1.0 + lum) * 1.25
+    x = x * (mapped / lum)[:, :, None]
+    peak = x.max(axis=2, keepdims=True)
+    over = np.clip(peak - 1.0, 0.0, 1.0)
+    x = x / np.maximum(peak, 1.0)
+    x = np.clip(x + (1.0 - x) * over, 0.0, 1.0)
     srgb = np.where(x <= 0.0031308, 12.92 * x, 1.055 * np.power(x, 1 / 2.4) - 0.055)
     if effects.contrast > 0:
         # Cameras add an S-curve after gamma: deeper shadows, brighter highlights ("punch").

@@ -358,7 +358,7 @@ def _sample_effects(rng: np.random.Generator, lights: list[Light]) -> Effects:
         motion_angle_deg=float(rng.uniform(0, 180)),
         vignetting=float(rng.uniform(0.0, 0.45)),
         jpeg_quality=int(rng.integers(72, 95)),
-        saturation=float(rng.uniform(0.9, 1.2)),
+        saturation=float(rng.uniform(0.9, 1.12)),
         background_blur=float(rng.uniform(0.5, 4.0)),
         contrast=float(rng.uniform(0.2, 0.6)),
     )
