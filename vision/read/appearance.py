@@ -43,12 +43,14 @@ class CellColours:
     local_light: NDArray[np.float32]
 
     def board_distance(self) -> NDArray[np.float32]:
-        """(16, M) how unlike the bare board (either reference, corrected for the lighting
-        around the cell) each footprint sample looks."""
+        """(16, M) how unlike the bare board (either reference; the bare board corrected for
+        the lighting around the cell) each footprint sample looks."""
         shift = np.zeros((16, 1, 3), dtype=np.float32)
         shift[:, 0, 0] = self.local_light
         d1 = lab_distance(self.body, self.bare[None, None, :] + shift)
-        d2 = lab_distance(self.body, self.inner[None, None, :] + shift)
+        # The shift is measured on the bare board; a differently coloured (often lighter) cell
+        # interior does not follow it additively, so it is compared as sampled.
+        d2 = lab_distance(self.body, self.inner[None, None, :])
         return np.minimum(d1, d2)
 
 
@@ -57,9 +59,10 @@ def cell_colours(view: BoardView, frames: CellFrames, patch: LabPatch) -> CellCo
 
     ``body`` is the footprint on the board plane: a piece always hides its own footprint, so
     there the image shows the piece (or a nearer piece), while an empty cell shows its interior.
-    ``bare`` is the board surface between cells and ``inner`` the inside of the rings: both are
-    robust modes over the whole board (pieces cover some samples, rarely most of them), because
-    the interior of a cell can differ from the board (inlays, printed discs, recesses).
+    ``bare`` is the board surface along its border (pieces stand on the cells, so there they
+    rarely hide it) and ``inner`` the inside of the rings of the cells nearest the camera (no
+    piece can stand in front of their near side); both are robust colour modes. The interior of
+    a cell can differ from the board (inlays, printed discs, recesses), hence two references.
     """
     spec = view.spec
     body_pts = occupancy_points(view, frames)
@@ -73,13 +76,20 @@ def cell_colours(view: BoardView, frames: CellFrames, patch: LabPatch) -> CellCo
     bare_xy = (spec.cell_centers()[:, None, :]
                + between * np.stack([np.cos(a), np.sin(a)], axis=1)[None]).reshape(-1, 2)
     bare_pts = view.project(bare_xy)
+    t = np.linspace(-0.4, 0.4, 9) * spec.side_m
+    edge = 0.46 * spec.side_m
+    border_xy = np.vstack([np.column_stack([t, np.full_like(t, s * edge)]) for s in (-1, 1)]
+                          + [np.column_stack([np.full_like(t, s * edge), t]) for s in (-1, 1)])
+    border_pts = view.project(border_xy)
     nb, ni = body_pts.shape[1], inner_pts.shape[1]
     vals, _ = patch.sample(np.concatenate([body_pts.reshape(-1, 2), inner_pts.reshape(-1, 2),
-                                           bare_pts]))
+                                           bare_pts, border_pts]))
     body = vals[: 16 * nb].reshape(16, nb, 3)
-    inner = _colour_mode(vals[16 * nb : 16 * (nb + ni)])
-    bare_vals = vals[16 * (nb + ni) :]
-    bare = _colour_mode(bare_vals)
+    nearest = np.argsort(frames.depth_m)[:4]
+    inner_vals = vals[16 * nb : 16 * (nb + ni)].reshape(16, ni, 3)[nearest].reshape(-1, 3)
+    bare_vals = vals[16 * (nb + ni) : 16 * (nb + ni) + len(bare_pts)]
+    bare = _colour_mode(vals[16 * (nb + ni) + len(bare_pts) :])
+    inner = _colour_mode(inner_vals)
     # Lighting across the board: the board next to each cell (its four diagonal neighbours'
     # corners, those that look like board at all) against the board's overall colour.
     local = bare_vals.reshape(16, 4, 3)

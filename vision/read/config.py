@@ -78,12 +78,12 @@ class ReaderConfig:
     #: Occupancy logit = bias + colour_weight * (footprint's Lab distance from the bare board,
     #: capped at 40) + outline_weight * (best top-outline fit above the cell, 0..1); when
     #: nearer pieces hide the footprint, hidden_bias replaces the colour term.
-    #: Fitted by logistic regression on seeded renders 1-200 (development seeds): a footprint
-    #: 21 Lab units from the board is even odds on its own; a crisp top outline adds to it.
-    occupancy_bias: float = -5.2
-    occupancy_colour_weight: float = 0.25
-    occupancy_outline_weight: float = 7.9
-    occupancy_hidden_bias: float = 2.8
+    #: Fitted by logistic regression on seeded renders 1-300 (development seeds): a footprint
+    #: 22 Lab units from the board is even odds on its own; a crisp top outline adds to it.
+    occupancy_bias: float = -4.8
+    occupancy_colour_weight: float = 0.22
+    occupancy_outline_weight: float = 7.1
+    occupancy_hidden_bias: float = 3.4
 
     # -- top face ---------------------------------------------------------------------------
     #: Below this foreshortening (sine of the viewing elevation at the top face) the top face
