@@ -153,23 +153,25 @@ def dark_probability(
 
     Parameters
     ----------
-    lightness : (n,) Lab lightness of each piece's body.
+    lightness : (n,) Lab lightness of each piece (top face and near side).
     usable : (n,) pieces visible enough to take part in the split.
     scene_white : lightness of the scene's bright reference (fallback for a lone group).
 
     Notes
     -----
-    With two groups (a gap of at least ``min_colour_gap_l`` at the best 1-D two-class split,
-    Otsu's criterion) the threshold is the middle of the gap and the odds widen with the gap.
-    Otherwise the pieces are one colour and are judged against ``lone_piece_light_ratio`` of
-    the scene's white.
+    Lightness is compared as a ratio (``log(L + 10)``): a dimmer lamp scales every surface's
+    light alike. With two groups (the best two-class split, Otsu's criterion, whose group means
+    differ by ``min_colour_ratio`` and whose gap exceeds the spread inside the groups) the
+    threshold is the middle of the gap and the odds sharpen with the gap. Otherwise the pieces
+    are one colour and are judged against ``lone_piece_light_ratio`` of the scene's white.
     """
     n = len(lightness)
     if n == 0:
         return np.zeros(0)
-    vals = np.sort(lightness[usable]) if np.any(usable) else np.sort(lightness)
-    threshold = config.lone_piece_light_ratio * scene_white
-    width = max(4.0, 0.08 * scene_white)
+    x = np.log(np.maximum(lightness, 0.0) + 10.0)
+    vals = np.sort(x[usable]) if np.any(usable) else np.sort(x)
+    threshold = np.log(config.lone_piece_light_ratio * (scene_white + 10.0))
+    width = 0.12
     if len(vals) >= 2:
         best, best_k = -1.0, 0
         for k in range(1, len(vals)):
@@ -181,7 +183,7 @@ def dark_probability(
         gap = hi.min() - lo.max()
         spread = max(float(np.std(lo)) if len(lo) > 1 else 0.0,
                      float(np.std(hi)) if len(hi) > 1 else 0.0)
-        if hi.mean() - lo.mean() >= config.min_colour_gap_l and gap > spread:
+        if hi.mean() - lo.mean() >= np.log(config.min_colour_ratio) and gap > spread:
             threshold = 0.5 * (hi.min() + lo.max())
-            width = max(2.0, 0.25 * gap)
-    return np.asarray(1.0 / (1.0 + np.exp((lightness - threshold) / width)))
+            width = max(0.03, gap / 8.0)
+    return np.asarray(1.0 / (1.0 + np.exp(np.clip((x - threshold) / width, -40, 40))))

@@ -99,8 +99,8 @@ class ReaderConfig:
     square_margin_width: float = 0.02
 
     # -- colour -----------------------------------------------------------------------------
-    #: Two colour groups are real when their lightness differs by this many Lab units.
-    min_colour_gap_l: float = 12.0
+    #: Two colour groups are real when their lightness (L + 10) differs by this ratio.
+    min_colour_ratio: float = 1.35
     #: Lightness relative to the scene's bright reference above which a lone piece is light.
     lone_piece_light_ratio: float = 0.55
 

@@ -276,7 +276,9 @@ def read_cells(
     idx = np.flatnonzero(occupied)
     usable = feats.visible[idx] >= config.min_visible_fraction
     p_tall = feats.heights.tall_probability[idx]
-    lightness = body_lightness(view, feats.frames, feats.patch, feats.height_m)
+    side_light = body_lightness(view, feats.frames, feats.patch, feats.height_m)
+    # The top face (lit from above, seen from any angle) and the near side together.
+    lightness = 0.5 * (side_light + feats.top.top_lab[:, 0])
     p_dark = dark_probability(lightness[idx], usable, feats.colours.scene_white, config)
     p_hollow = _logistic((feats.top.hole_darkening[idx] - config.hole_darkening)
                          / config.hole_darkening_width)
