@@ -51,7 +51,7 @@ def render_scene(
 def render_still(
     seed: int,
     *,
-    size_wh: tuple[int, int] = (1280, 720),
+    size_wh: tuple[int, int] | None = None,
     style: str | None = None,
     elevation_deg: tuple[float, float] | None = None,
     options: SceneOptions | None = None,
@@ -64,8 +64,9 @@ def render_still(
     seed : int
         Everything random derives from ``numpy.random.default_rng(seed)``: same seed, same pixels.
     size_wh, style, elevation_deg
-        Shortcuts overriding the same fields of ``options`` (``style`` one of ``BOARD_STYLES``;
-        ``elevation_deg`` a ``(low, high)`` band such as ``ELEVATION_BANDS["25-40"]``).
+        Shortcuts (default: those of ``options``, 1280x720) overriding the same fields of
+        ``options`` (``style`` one of ``BOARD_STYLES``; ``elevation_deg`` a ``(low, high)``
+        band such as ``ELEVATION_BANDS["25-40"]``).
     options : SceneOptions, optional
         Everything else a caller may fix (board fill, piece count, no board, ...).
 
@@ -75,7 +76,9 @@ def render_still(
     label : dict, ready for :func:`write_still`; its ``image`` field is filled in there.
     """
     opts = options or SceneOptions()
-    changes: dict[str, Any] = {"size_wh": tuple(size_wh)}
+    changes: dict[str, Any] = {}
+    if size_wh is not None:
+        changes["size_wh"] = tuple(size_wh)
     if style is not None:
         changes["style"] = style
     if elevation_deg is not None:
