@@ -108,3 +108,15 @@ def test_cli_renders_stills_and_rejects_bad_arguments(tmp_path, capsys) -> None:
     assert "unknown script" in capsys.readouterr().err
     with pytest.raises(SystemExit):
         cli_main(["render", "stills", "1", str(tmp_path), "--size", "big"])
+
+
+def test_piece_across_the_image_edge_counts_its_hidden_half() -> None:
+    scene = sample_scene(0, SceneOptions(size_wh=(320, 240)))
+    d = piece_drawable(32, Placement(Piece(0), (0.0, 0.0, 0.0), 0.0), scene.piece_set)
+    pose = Pose.look_at(np.array([0.0, -0.3, 0.3]), np.zeros(3))
+    centred = Camera(Intrinsics.from_fov((320, 240), 60.0), pose)
+    k = centred.intrinsics
+    at_edge = Camera(Intrinsics(k.fx, k.fy, 0.0, k.cy, (320, 240)), pose)  # piece centre at x = 0
+    full, _ = alone_pixel_counts(d, centred, (320, 240))
+    assert full > 0
+    assert alone_pixel_counts(d, at_edge, (320, 240))[0] == pytest.approx(full, rel=0.05)

@@ -136,9 +136,20 @@ class SceneRenderer:
         )
         self.pin = Camera(pin, camera.pose)
         self.maps = None
+        self.frame_mask: np.ndarray | None = None  # canvas pixels that reach the final frame
         if intr.has_distortion:
             mx, my = distortion_maps(intr, m)
             self.maps = (mx * np.float32(s), my * np.float32(s))
+            edge = np.concatenate(
+                [
+                    np.column_stack([self.maps[0][0, :], self.maps[1][0, :]]),
+                    np.column_stack([self.maps[0][:, -1], self.maps[1][:, -1]]),
+                    np.column_stack([self.maps[0][-1, ::-1], self.maps[1][-1, ::-1]]),
+                    np.column_stack([self.maps[0][::-1, 0], self.maps[1][::-1, 0]]),
+                ]
+            )
+            self.frame_mask = np.zeros((pin.size_wh[1], pin.size_wh[0]), np.uint8)
+            cv2.fillPoly(self.frame_mask, [np.round(edge).astype(np.int32)], 1)
         self.px_per_m = pin.fx / max(float(np.linalg.norm(camera.pose.camera_center)), 0.05)
 
     def _board_texels(self) -> int:
@@ -281,7 +292,8 @@ class SceneRenderer:
 
         Pixels showing the piece in the full render over pixels it covers when drawn alone.
         """
-        counts = np.bincount(ids.ravel(), minlength=ID_PIECE + 4 * 16 + 4)
+        seen_ids = ids if self.frame_mask is None else ids * self.frame_mask
+        counts = np.bincount(seen_ids.ravel(), minlength=ID_PIECE + 4 * 16 + 4)
         out: dict[int, tuple[float, float]] = {}
         w, h = self.pin.intrinsics.size_wh
         for d in drawables:

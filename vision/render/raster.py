@@ -221,9 +221,10 @@ def sort_back_to_front(drawables: list[Drawable], camera: Camera) -> list[Drawab
 
 
 def drawable_bbox(
-    d: Drawable, camera: Camera, size_wh: tuple[int, int]
+    d: Drawable, camera: Camera, size_wh: tuple[int, int], *, clip: bool = True
 ) -> tuple[int, int, int, int] | None:
-    """Integer pixel box ``(x0, y0, x1, y1)`` (exclusive end) of ``d``, clipped to the image."""
+    """Integer pixel box ``(x0, y0, x1, y1)`` (exclusive end) of ``d``, clipped to the image
+    unless ``clip`` is False (then only kept within a few image sizes of it)."""
     pts = np.concatenate([g.verts.reshape(-1, 3) for g in d.groups])
     if np.any(camera.depth(pts) <= 1e-3):
         return None
@@ -231,15 +232,17 @@ def drawable_bbox(
     x0, y0 = np.floor(px.min(axis=0)).astype(int) - 1
     x1, y1 = np.ceil(px.max(axis=0)).astype(int) + 2
     w, h = size_wh
-    x0, y0, x1, y1 = max(x0, 0), max(y0, 0), min(x1, w), min(y1, h)
+    lo_x, lo_y, hi_x, hi_y = (0, 0, w, h) if clip else (-w, -h, 2 * w, 2 * h)
+    x0, y0, x1, y1 = max(x0, lo_x), max(y0, lo_y), min(x1, hi_x), min(y1, hi_y)
     if x1 <= x0 or y1 <= y0:
         return None
     return int(x0), int(y0), int(x1), int(y1)
 
 
 def alone_pixel_counts(d: Drawable, camera: Camera, size_wh: tuple[int, int]) -> tuple[int, int]:
-    """Pixels of ``d`` (all parts, top part) when drawn with nothing in front of it."""
-    box = drawable_bbox(d, camera, size_wh)
+    """Pixels of ``d`` (all parts, top part) when drawn with nothing in front of it, counting
+    the parts beyond the image edge too (a piece half out of the picture is half visible)."""
+    box = drawable_bbox(d, camera, size_wh, clip=False)
     if box is None:
         return 0, 0
     x0, y0, x1, y1 = box
