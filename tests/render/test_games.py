@@ -110,3 +110,10 @@ def test_bump_video_round_trip(tmp_path) -> None:  # type: ignore[no-untyped-def
     assert parsed.has_board and len(parsed.cells) == 16
     for m in saved["moves"]:
         assert m["t_hand_enter"] < m["t_placed"] < m["t_hand_left"] <= saved["duration_s"]
+
+
+def test_same_seed_same_video(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    a = render_game(tmp_path / "a.mp4", 9, "hover", size_wh=(192, 108), fps=10.0, max_moves=5)
+    b = render_game(tmp_path / "b.mp4", 9, "hover", size_wh=(192, 108), fps=10.0, max_moves=5)
+    assert a["hovers"] and {**a, "video": ""} == {**b, "video": ""}
+    assert (tmp_path / "a.mp4").read_bytes() == (tmp_path / "b.mp4").read_bytes()
