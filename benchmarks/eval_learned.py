@@ -1,0 +1,131 @@
+"""Score the learned cell reader with the ground-truth (oracle) board, as the outside scorer does.
+
+    python benchmarks/eval_learned.py --renders 200 --photoreal ../shared/photoreal_dev
+
+Fresh renders are seeds 800000.. of ``vision.render.render_still`` with default scene options
+(rendered into ``--cache`` when missing, about 1 s each). For each set it prints overall figures
+by elevation band and board style, per-attribute confusion tables, the acceptance figures, the
+reading time per image (one core) and the calibration of the occupancy and attribute odds.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from vision.evaluation.labels import Label, iter_labelled_images, load_label
+from vision.evaluation.runner import EvaluationRun, format_report, predicted_cells
+from vision.evaluation.score import score_image
+from vision.learn.dataset import OUTPUTS, cell_targets
+from vision.learn.model import CellModel, default_model, load_model
+from vision.learn.reader import read_cells_learned
+
+FIRST_EVAL_SEED = 800000
+
+
+def render_eval(folder: Path, n: int) -> list[Label]:
+    """Labels of seeds 800000.. (rendered into ``folder`` when missing)."""
+    from vision.render import render_still, write_still
+
+    folder.mkdir(parents=True, exist_ok=True)
+    labels = []
+    for seed in range(FIRST_EVAL_SEED, FIRST_EVAL_SEED + n):
+        path = folder / f"{seed}.json"
+        if not path.exists():
+            image, label = render_still(seed)
+            write_still(path.with_suffix(".jpg"), image, label)
+        labels.append(load_label(path))
+    return labels
+
+
+def evaluate(labels: list[Label], model: CellModel) -> tuple[EvaluationRun, np.ndarray]:
+    """Read and score every label; also returns (probability, target, weight) rows for the
+    calibration table."""
+    run = EvaluationRun()
+    rows = []
+    for label in labels:
+        frame = cv2.imread(str(label.image_path), cv2.IMREAD_COLOR)
+        if frame is None or label.board_view is None:
+            print(f"{label.image_path}: unreadable or no board; skipped", file=sys.stderr)
+            continue
+        t0 = time.perf_counter()
+        obs = read_cells_learned(frame, label.board_view, model=model)
+        run.read_ms.append((time.perf_counter() - t0) * 1000.0)
+        s = score_image(label, predicted_cells(obs))
+        run.report.add(label, s)
+        run.scores.append((label, s))
+        y, w = cell_targets(label)
+        p = np.array([[c.occupied_probability] + [
+            np.nan if c.attribute_probability.get(a) is None else c.attribute_probability[a]
+            for a in OUTPUTS[1:5]] for c in obs.cells])
+        rows.append(np.stack([p, y[:, :5], w[:, :5]], axis=-1))
+    return run, (np.concatenate(rows) if rows else np.zeros((0, 5, 3)))
+
+
+def calibration_text(rows: np.ndarray) -> str:
+    """Per output: mean predicted probability vs observed frequency in probability bins."""
+    bins = [0.0, 0.02, 0.1, 0.3, 0.5, 0.7, 0.9, 0.98, 1.0001]
+    out = ["calibration (bin: n, mean predicted -> observed frequency)"]
+    for k, name in enumerate(OUTPUTS[:5]):
+        p, y, w = rows[:, k, 0], rows[:, k, 1], rows[:, k, 2]
+        ok = (w > 0) & np.isfinite(p)
+        parts = []
+        for lo, hi in zip(bins[:-1], bins[1:], strict=True):
+            m = ok & (p >= lo) & (p < hi)
+            if m.any():
+                parts.append(f"[{lo:.2f},{min(hi, 1):.2f}): {int(m.sum())}, "
+                             f"{p[m].mean():.3f}->{y[m].mean():.3f}")
+        out.append(f"  {name:<9} " + "; ".join(parts))
+    return "\n".join(out)
+
+
+def acceptance(run: EvaluationRun) -> str:
+    t = run.report.overall.as_dict()
+
+    def pct(v: object) -> str:
+        return "n/a" if v is None else f"{100 * float(v):.2f}%"  # type: ignore[arg-type]
+
+    ms = sorted(run.read_ms)
+    return (
+        f"ACCEPTANCE: pieces any attribute wrong {pct(t['pieces_wrong_rate'])}, "
+        f"occupancy errors {pct(t['occupancy_error_rate'])} of cells, "
+        f"boards fully right {pct(t['boards_fully_right_rate'])}; "
+        f"read time median {ms[len(ms) // 2]:.1f} ms, max {ms[-1]:.1f} ms (one core)"
+    )
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--renders", type=int, default=200, help="fresh renders from seed 800000")
+    ap.add_argument("--cache", type=Path, default=Path("/tmp/learn-data/eval"))
+    ap.add_argument("--photoreal", type=Path, default=Path("../shared/photoreal_dev"))
+    ap.add_argument("--model", type=Path, default=None, help="model file (default: packaged)")
+    ap.add_argument("--failures", type=int, default=10, help="failing images to list per set")
+    args = ap.parse_args(argv)
+    cv2.setNumThreads(1)
+    model = default_model() if args.model is None else load_model(args.model)
+    sets: list[tuple[str, list[Label]]] = []
+    if args.renders > 0:
+        sets.append((f"fresh renders (seeds {FIRST_EVAL_SEED}..)",
+                     render_eval(args.cache, args.renders)))
+    if args.photoreal.is_dir():
+        sets.append((str(args.photoreal), list(iter_labelled_images(args.photoreal))))
+    else:
+        print(f"{args.photoreal}: not found; skipped", file=sys.stderr)
+    for name, labels in sets:
+        run, rows = evaluate(labels, model)
+        print(f"=== {name}: {len(labels)} images, oracle board ===")
+        print(format_report(run, failures=args.failures))
+        print(calibration_text(rows))
+        print(acceptance(run))
+        print()
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,161 @@
+"""Per-cell feature vectors for the learned classifier: relative colours on the
+geometry-normalised grids of ``vision.learn.sampling`` plus a few geometric scalars.
+
+Colour is never absolute. Every sample is a CIE Lab difference to the board's own colour
+(the median of the bare-board points between the cells, seen through the same camera, white
+balance and lamp), divided by a fixed Lab scale. The board's colour itself, the local lighting
+around the cell (the four board points around it, relative to the board's median) and the
+camera's elevation and resolution at the cell are given as scalars, so the classifier can tell
+a dark piece on a light board from a light piece on a dark one, and a steep view from a
+shallow one.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import NDArray
+
+from vision.geometry.board_view import BoardView
+from vision.learn.config import SamplingConfig
+from vision.learn.sampling import (
+    Pyramid,
+    cell_frames,
+    lateral_step_px,
+    reference_points_m,
+    sample_points_m,
+)
+
+FloatArray = NDArray[np.float64]
+
+#: Names of the scalar features appended after the sampled colours (in this order).
+SCALAR_NAMES: tuple[str, ...] = (
+    "local_dL", "local_da", "local_db",  # board around the cell minus the board's median
+    "board_L", "board_a", "board_b",  # the board's median colour
+    "sin_elevation", "cos_elevation",  # camera elevation seen from the cell
+    "log_px_per_cm",  # image resolution at the cell (log2 pixels per lateral centimetre)
+    "outside_share",  # share of the cell's samples outside the frame
+)
+
+
+@dataclass(frozen=True)
+class CellFeatures:
+    """Features of the 16 cells of one frame (``ALL_CELLS`` order).
+
+    Attributes
+    ----------
+    x : (16, F) float32 feature matrix.
+    elevation_deg : (16,) camera elevation seen from each cell centre.
+    centers_px : (16, 2) cell centres on the board surface, pixels.
+    """
+
+    x: NDArray[np.float32]
+    elevation_deg: FloatArray
+    centers_px: FloatArray
+
+
+def n_samples(cfg: SamplingConfig) -> int:
+    """Sample points per cell (billboard plus horizontal grids)."""
+    return cfg.billboard_rows * cfg.billboard_cols + len(cfg.plane_heights_m) * cfg.plane_points**2
+
+
+def n_features(cfg: SamplingConfig) -> int:
+    """Length of one cell's feature vector."""
+    return 3 * n_samples(cfg) + len(SCALAR_NAMES)
+
+
+def mirror_index(cfg: SamplingConfig) -> NDArray[np.int64]:
+    """Feature permutation that mirrors every grid left-right (lateral offset -> its negative).
+
+    Pieces are mirror-symmetric, so a mirrored feature vector is a valid example of a mirrored
+    scene: training uses it to double the data.
+    """
+    nb = cfg.billboard_rows * cfg.billboard_cols
+    bill = np.arange(nb).reshape(cfg.billboard_rows, cfg.billboard_cols)[:, ::-1].ravel()
+    n = cfg.plane_points
+    planes = np.arange(len(cfg.plane_heights_m) * n * n).reshape(-1, n, n)[:, :, ::-1].ravel()
+    samples = np.concatenate([bill, nb + planes])
+    per_channel = (3 * samples[:, None] + np.arange(3)[None, :]).ravel()
+    scalars = 3 * len(samples) + np.arange(len(SCALAR_NAMES))
+    return np.concatenate([per_channel, scalars]).astype(np.int64)
+
+
+def cell_features(
+    frame_bgr: NDArray[np.uint8], view: BoardView, *, config: SamplingConfig | None = None
+) -> CellFeatures:
+    """Feature vectors of the 16 cells.
+
+    Parameters
+    ----------
+    frame_bgr : (H, W, 3) uint8 BGR image.
+    view : the board (camera and pose) the cells are read with.
+    config : sampling layout; must be the one the model was trained with.
+
+    Returns
+    -------
+    CellFeatures with a (16, ``n_features(config)``) float32 matrix.
+
+    Notes
+    -----
+    Samples outside the frame get the board's colour (a zero difference) and are counted in
+    ``outside_share``. The board reference is a median, so pieces covering a few of the
+    between-cell points do not move it.
+    """
+    cfg = config or SamplingConfig()
+    if not isinstance(view, BoardView):
+        raise ValueError(f"view must be a BoardView, got {type(view).__name__}")
+    frame = np.asarray(frame_bgr)
+    if frame.ndim != 3 or frame.shape[2] != 3 or frame.dtype != np.uint8:
+        raise ValueError(f"frame_bgr must be (H, W, 3) uint8 BGR, got {frame.shape} {frame.dtype}")
+    frames = cell_frames(view)
+    pts_m = sample_points_m(frames, cfg)  # (16, P, 3)
+    n_cells, n_pts = pts_m.shape[:2]
+    ref_m, corners = reference_points_m(view)
+
+    # Pyramid level per cell: neighbouring lateral samples about min_step_px apart.
+    step_m = 2.0 * cfg.billboard_half_width_m / (cfg.billboard_cols - 1)
+    step_px = lateral_step_px(view, frames, step_m)
+    level = np.floor(np.log2(np.maximum(step_px, 1e-6) / cfg.min_step_px)).astype(np.int64)
+    level = np.clip(level, 0, cfg.max_level)
+    ref_level = int(np.median(level))
+
+    pyr = Pyramid(frame, cfg.max_level)
+    all_px = view.project(np.vstack([pts_m.reshape(-1, 3), ref_m]))
+    lv = np.concatenate([np.repeat(level, n_pts), np.full(len(ref_m), ref_level)])
+    lab, valid = pyr.sample_lab(all_px, lv)
+    cell_lab = lab[: n_cells * n_pts].reshape(n_cells, n_pts, 3)
+    cell_valid = valid[: n_cells * n_pts].reshape(n_cells, n_pts)
+    ref_lab = lab[n_cells * n_pts:]
+    ref_valid = valid[n_cells * n_pts:]
+
+    if ref_valid.any():
+        board = np.median(ref_lab[ref_valid], axis=0)
+    elif cell_valid.any():  # board edges all outside the frame: fall back on everything seen
+        board = np.median(cell_lab[cell_valid], axis=0)
+    else:
+        board = np.array([50.0, 0.0, 0.0], dtype=np.float32)
+    local = np.tile(board, (n_cells, 1)).astype(np.float64)
+    for i in range(n_cells):
+        idx = corners[i][corners[i] >= 0]
+        idx = idx[ref_valid[idx]]
+        if len(idx):
+            local[i] = np.median(ref_lab[idx], axis=0)
+
+    rel = (cell_lab - board[None, None, :]) / cfg.lab_scale
+    rel[~cell_valid] = 0.0
+    scalars = np.column_stack([
+        (local - board[None, :]) / cfg.lab_scale,
+        np.tile([board[0] / 50.0 - 1.0, board[1] / cfg.lab_scale, board[2] / cfg.lab_scale],
+                (n_cells, 1)),
+        np.sin(frames.elevation_rad),
+        np.cos(frames.elevation_rad),
+        np.log2(np.maximum(step_px / (100.0 * step_m), 1e-3)) / 4.0,
+        1.0 - cell_valid.mean(axis=1),
+    ])
+    x = np.concatenate([rel.reshape(n_cells, -1), scalars], axis=1).astype(np.float32)
+    return CellFeatures(
+        x=x,
+        elevation_deg=np.degrees(frames.elevation_rad),
+        centers_px=view.project(frames.centers),
+    )

@@ -1,0 +1,102 @@
+"""The learned cell reader: frame + ``BoardView`` -> ``Observation``, like
+``vision.read.read_cells``, from a classifier trained on our renders.
+
+Each cell's geometry-normalised features (``vision.learn.features``) go through the packaged
+classifier, which gives calibrated P(occupied), P(dark), P(square), P(tall), P(hollow) and the
+predicted shares of the piece and of its top in view. An attribute whose part is predicted out
+of view is reported unknown. The occupied cells are then decoded jointly (the 16 pieces are all
+different) by ``vision.read.decode.decode_pieces``.
+"""
+
+from __future__ import annotations
+
+import logging
+
+import numpy as np
+from numpy.typing import NDArray
+
+from vision.geometry.board_view import BoardView
+from vision.learn.config import LearnedReaderConfig
+from vision.learn.features import cell_features
+from vision.learn.model import CellModel, default_model
+from vision.read.decode import decode_pieces
+from vision.read.observation import CellReading, Observation
+from vision.rules.board import ALL_CELLS
+from vision.rules.pieces import ATTRIBUTES
+
+log = logging.getLogger(__name__)
+
+
+def predict_cells(
+    frame_bgr: NDArray[np.uint8], view: BoardView, *, model: CellModel | None = None
+) -> NDArray[np.float32]:
+    """(16, len(model.outputs)) calibrated probabilities of every cell (``ALL_CELLS`` order)."""
+    m = model or default_model()
+    feats = cell_features(frame_bgr, view, config=m.sampling)
+    return m.predict(feats.x)
+
+
+def read_cells_learned(
+    frame_bgr: NDArray[np.uint8],
+    view: BoardView,
+    *,
+    model: CellModel | None = None,
+    config: LearnedReaderConfig | None = None,
+) -> Observation:
+    """Read all 16 cells of a board with the learned classifier.
+
+    Parameters
+    ----------
+    frame_bgr : (H, W, 3) uint8 BGR image.
+    view : the board (camera and pose). A falsy view (``BoardNotFound``) gives
+        ``Observation.empty()``.
+    model : the classifier (default: the packaged one).
+    config : decision knobs.
+
+    Returns
+    -------
+    Observation with 16 ``CellReading``s; ``attribute_probability`` holds the probability of
+    each attribute's second value (dark, square, tall, hollow), or ``None`` when unknown.
+
+    Raises
+    ------
+    ValueError
+        When ``frame_bgr`` is not an (H, W, 3) uint8 image or ``view`` is not a BoardView.
+    """
+    if not view:
+        return Observation.empty()
+    if not isinstance(view, BoardView):
+        raise ValueError(f"view must be a BoardView, got {type(view).__name__}")
+    cfg = config or LearnedReaderConfig()
+    m = model or default_model()
+    feats = cell_features(frame_bgr, view, config=m.sampling)
+    prob = np.clip(m.predict(feats.x).astype(np.float64), cfg.p_floor, 1.0 - cfg.p_floor)
+    col = {name: m.column(name) for name in m.outputs}
+    odds: list[dict[str, float | None]] = []
+    for i in range(len(ALL_CELLS)):
+        cell_odds: dict[str, float | None] = {a: float(prob[i, col[a]]) for a in ATTRIBUTES}
+        if prob[i, col["visible"]] < cfg.min_visible:
+            cell_odds = dict.fromkeys(ATTRIBUTES)
+        elif prob[i, col["top_visible"]] < cfg.min_top_visible:
+            cell_odds["top"] = None
+        odds.append(cell_odds)
+    occ_p = prob[:, col["occupied"]]
+    occupied = [i for i in range(len(ALL_CELLS)) if occ_p[i] >= cfg.occupied_threshold]
+    decoded = dict(zip(occupied, decode_pieces([odds[i] for i in occupied]), strict=True))
+    readings = []
+    for i, cell in enumerate(ALL_CELLS):
+        d = decoded.get(i)
+        readings.append(
+            CellReading(
+                cell=cell,
+                center_px=(float(feats.centers_px[i, 0]), float(feats.centers_px[i, 1])),
+                occupied_probability=float(prob[i, col["occupied"]]),
+                attribute_probability=odds[i],
+                visible_fraction=float(prob[i, col["visible"]]) if d is not None else 1.0,
+                piece=None if d is None else d.piece,
+                known=frozenset(ATTRIBUTES) if d is None else d.known,
+                confidence=0.0 if d is None else d.confidence,
+            )
+        )
+    log.debug("learned reader: %d occupied cells", len(occupied))
+    return Observation(tuple(readings), view)

@@ -1,0 +1,213 @@
+"""Geometry-normalised sampling: where to look around each cell, and the pixels found there.
+
+For every cell the sample points are fixed in *board metres* on frames attached to the cell and
+turned towards the camera, so a tall piece always lands on the same rows whatever the view:
+
+- a "billboard": a vertical grid through the cell centre facing the camera (columns are lateral
+  offsets across the piece, rows are heights above the board, top row first);
+- horizontal grids around the cell centre at a few candidate top heights (board surface, short
+  top, tall top), with rows running from the far side to the near side of the piece.
+
+The frame is sampled on an image pyramid: each cell uses the level where neighbouring samples
+are about ``min_step_px`` apart, so the pyramid's smoothing is the anti-alias filter and a
+distant board gives the same kind of values as a close one.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+from numpy.typing import NDArray
+
+from vision.geometry.board_view import BoardView
+from vision.learn.config import SamplingConfig
+
+FloatArray = NDArray[np.float64]
+
+#: remap maps are limited to 32767 columns: long point lists are folded into rows of this size.
+_REMAP_COLS = 4096
+
+
+@dataclass(frozen=True)
+class CellFrames:
+    """Per-cell frames in board metres, all (16, 3) except ``elevation_rad`` (16,).
+
+    ``lateral`` is horizontal and points to the image right; ``toward`` is horizontal and
+    points from the cell towards the camera; ``elevation_rad`` is the camera's elevation seen
+    from the cell centre (90 degrees when the camera is straight above it).
+    """
+
+    centers: FloatArray
+    lateral: FloatArray
+    toward: FloatArray
+    elevation_rad: FloatArray
+
+
+def cell_frames(view: BoardView) -> CellFrames:
+    """The camera-facing frame of every cell (``ALL_CELLS`` order)."""
+    xy = view.spec.cell_centers()
+    centers = np.column_stack([xy, np.zeros(len(xy))])
+    cam = view.camera.pose.camera_center
+    d = cam[None, :] - centers
+    horiz = np.hypot(d[:, 0], d[:, 1])
+    elevation = np.arctan2(d[:, 2], horiz)
+    toward = np.zeros_like(centers)
+    # Straight above a cell the horizontal direction is undefined: use the image's "down"
+    # direction mapped to the board (where the camera would be after a tiny tilt).
+    down_board = view.camera.pose.R.T @ np.array([0.0, 1.0, 0.0])
+    fallback = np.array([down_board[0], down_board[1], 0.0])
+    if np.linalg.norm(fallback) < 1e-9:
+        fallback = np.array([1.0, 0.0, 0.0])
+    fallback /= np.linalg.norm(fallback)
+    ok = horiz > 1e-4
+    toward[ok, :2] = d[ok, :2] / horiz[ok, None]
+    toward[~ok] = fallback
+    lateral = np.column_stack([-toward[:, 1], toward[:, 0], np.zeros(len(xy))])
+    # Orient "lateral" to the image right at each cell.
+    a = view.project(centers)
+    b = view.project(centers + 0.01 * lateral)
+    flip = (b[:, 0] - a[:, 0]) < 0
+    lateral[flip] *= -1.0
+    return CellFrames(centers, lateral, toward, elevation)
+
+
+def grid_offsets(cfg: SamplingConfig) -> tuple[FloatArray, FloatArray]:
+    """Sample offsets in each cell's frame.
+
+    Returns
+    -------
+    billboard : (R * C, 2) (lateral, height) offsets in metres, row-major, top row first.
+    planes : (H * n * n, 3) (lateral, toward, height) offsets, one n x n grid per height, rows
+        from the far side (away from the camera) to the near side.
+    """
+    s = np.linspace(-cfg.billboard_half_width_m, cfg.billboard_half_width_m, cfg.billboard_cols)
+    z = np.linspace(cfg.billboard_top_m, 0.0, cfg.billboard_rows)
+    zz, ss = np.meshgrid(z, s, indexing="ij")
+    billboard = np.column_stack([ss.ravel(), zz.ravel()])
+    g = np.linspace(-cfg.plane_half_size_m, cfg.plane_half_size_m, cfg.plane_points)
+    vv, uu = np.meshgrid(-g, g, indexing="ij")  # far (negative toward) first
+    planes = [
+        np.column_stack([uu.ravel(), vv.ravel(), np.full(uu.size, h)])
+        for h in cfg.plane_heights_m
+    ]
+    return billboard, np.vstack(planes)
+
+
+def sample_points_m(frames: CellFrames, cfg: SamplingConfig) -> FloatArray:
+    """(16, P, 3) board-metre sample points of every cell: billboard first, then the planes."""
+    bill, planes = grid_offsets(cfg)
+    c = frames.centers[:, None, :]
+    up = np.array([0.0, 0.0, 1.0])
+    pts_b = c + bill[None, :, 0:1] * frames.lateral[:, None, :] + bill[None, :, 1:2] * up
+    pts_p = (
+        c
+        + planes[None, :, 0:1] * frames.lateral[:, None, :]
+        + planes[None, :, 1:2] * frames.toward[:, None, :]
+        + planes[None, :, 2:3] * up
+    )
+    return np.concatenate([pts_b, pts_p], axis=1)
+
+
+def reference_points_m(view: BoardView) -> tuple[FloatArray, NDArray[np.int64]]:
+    """Board-surface points between the cells, where the bare board shows.
+
+    Returns
+    -------
+    points : (K, 3) board metres: the 5 x 5 lattice of cell-grid corners that lies on the board
+        (corners of the 45-degree grid's outer ring fall off it and are dropped).
+    cell_corners : (16, 4) index into ``points`` of the four corners around each cell, or -1.
+    """
+    spec = view.spec
+    p = spec.cell_pitch_m
+    k = (np.arange(5) - 2.0) * p
+    gu, gv = np.meshgrid(k, -k)  # v grows towards row 0, like BoardSpec.cell_center
+    a = np.radians(spec.grid_rotation_deg)
+    ca, sa = np.cos(a), np.sin(a)
+    x = ca * gu - sa * gv
+    y = sa * gu + ca * gv
+    # Sanity: the lattice must surround the cell centres given by the spec.
+    half = spec.side_m / 2.0 - 0.25 * p
+    on_board = (np.abs(x) < half) & (np.abs(y) < half)
+    index = -np.ones((5, 5), dtype=np.int64)
+    index[on_board] = np.arange(int(on_board.sum()))
+    points = np.column_stack([x[on_board], y[on_board], np.zeros(int(on_board.sum()))])
+    corners = np.zeros((16, 4), dtype=np.int64)
+    for r in range(4):
+        for col in range(4):
+            corners[r * 4 + col] = [
+                index[r, col], index[r, col + 1], index[r + 1, col], index[r + 1, col + 1]
+            ]
+    return points, corners
+
+
+def lateral_step_px(view: BoardView, frames: CellFrames, step_m: float) -> FloatArray:
+    """(16,) image length in pixels of a ``step_m`` lateral step at each cell centre."""
+    a = view.project(frames.centers)
+    b = view.project(frames.centers + step_m * frames.lateral)
+    return np.asarray(np.linalg.norm(b - a, axis=1), dtype=np.float64)
+
+
+class Pyramid:
+    """An image pyramid of a BGR frame that samples Lab values at sub-pixel points.
+
+    Parameters
+    ----------
+    frame_bgr : (H, W, 3) uint8 BGR image.
+    levels : number of halvings kept (0 keeps the frame only).
+    """
+
+    def __init__(self, frame_bgr: NDArray[np.uint8], levels: int) -> None:
+        if frame_bgr.ndim != 3 or frame_bgr.shape[2] != 3 or frame_bgr.dtype != np.uint8:
+            raise ValueError(
+                f"frame_bgr must be (H, W, 3) uint8, got {frame_bgr.shape} {frame_bgr.dtype}"
+            )
+        self.size_wh = (frame_bgr.shape[1], frame_bgr.shape[0])
+        self.levels: list[NDArray[np.uint8]] = [frame_bgr]
+        for _ in range(levels):
+            prev = self.levels[-1]
+            if min(prev.shape[:2]) < 8:
+                break
+            self.levels.append(cv2.pyrDown(prev))
+
+    def sample_lab(
+        self, points_xy: FloatArray, level: NDArray[np.int64]
+    ) -> tuple[NDArray[np.float32], NDArray[np.bool_]]:
+        """Lab values (L 0..100) at (N, 2) frame pixels, each read at its pyramid ``level``.
+
+        Returns the (N, 3) float32 values and an (N,) mask, False where a point lies outside
+        the frame (its value is then the nearest border pixel's).
+        """
+        pts = np.asarray(points_xy, dtype=np.float64).reshape(-1, 2)
+        lvl = np.clip(np.asarray(level, dtype=np.int64).reshape(-1), 0, len(self.levels) - 1)
+        w, h = self.size_wh
+        valid = (
+            np.isfinite(pts).all(axis=1)
+            & (pts[:, 0] >= -0.5) & (pts[:, 1] >= -0.5)
+            & (pts[:, 0] <= w - 0.5) & (pts[:, 1] <= h - 0.5)
+        )
+        pts = np.where(valid[:, None], pts, 0.0)
+        out = np.zeros((len(pts), 3), dtype=np.float32)
+        for k in np.unique(lvl):
+            sel = np.flatnonzero(lvl == k)
+            scale = 0.5 ** int(k)
+            x = ((pts[sel, 0] + 0.5) * scale - 0.5).astype(np.float32)
+            y = ((pts[sel, 1] + 0.5) * scale - 0.5).astype(np.float32)
+            out[sel] = _remap_points(self.levels[int(k)], x, y)
+        lab = cv2.cvtColor((out / 255.0).reshape(1, -1, 3), cv2.COLOR_BGR2Lab).reshape(-1, 3)
+        return lab, valid
+
+
+def _remap_points(
+    image: NDArray[np.uint8], x: NDArray[np.float32], y: NDArray[np.float32]
+) -> NDArray[np.float32]:
+    """Bilinear BGR values of ``image`` at float pixel coordinates (N,) -> (N, 3)."""
+    n = len(x)
+    rows = max(1, -(-n // _REMAP_COLS))
+    cols = min(n, _REMAP_COLS) if n else 1
+    pad = rows * cols - n
+    mx = np.concatenate([x, np.zeros(pad, np.float32)]).reshape(rows, cols)
+    my = np.concatenate([y, np.zeros(pad, np.float32)]).reshape(rows, cols)
+    res = cv2.remap(image, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    return res.reshape(-1, 3)[:n].astype(np.float32)
