@@ -242,20 +242,23 @@ def fit_square(points: FloatArray, config: LocateConfig) -> Ellipse | None:
 
 
 def merge_duplicates(ellipses: list[Ellipse], config: LocateConfig) -> list[Ellipse]:
-    """Keep the best of ellipses sharing a centre and a size (inner/outer edge of one line)."""
+    """Keep the best of ellipses sharing a centre and a size (inner/outer edge of one line),
+    at most ``config.max_candidates`` of them, best first."""
     order = sorted(ellipses, key=lambda e: e.residual - 0.05 * e.coverage)
+    if not order:
+        return []
+    centers = np.array([e.center for e in order])
+    axes = np.array([e.a for e in order])
+    square = np.array([e.shape == "square" for e in order])
+    alive = np.ones(len(order), dtype=bool)
     kept: list[Ellipse] = []
-    for e in order:
-        dup = False
-        for k in kept:
-            size = e.a / k.a
-            if (
-                e.shape == k.shape
-                and 0.7 < size < 1.43
-                and np.linalg.norm(e.center - k.center) < config.duplicate_dist * k.a
-            ):
-                dup = True
-                break
-        if not dup:
-            kept.append(e)
+    for i, e in enumerate(order):
+        if not alive[i]:
+            continue
+        kept.append(e)
+        if len(kept) >= config.max_candidates:
+            break
+        size = axes / e.a
+        near = np.hypot(*(centers - e.center).T) < config.duplicate_dist * e.a
+        alive &= ~(near & (size > 0.7) & (size < 1.43) & (square == (e.shape == "square")))
     return kept

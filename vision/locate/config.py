@@ -29,7 +29,7 @@ class LocateConfig:
     #: ... or within this many work pixels (a line 2-3 px thick is fitted through its middle).
     min_residual_px: float = 0.9
     #: ... and cover at least this share of the ellipse's angle (rings partly hidden by a piece).
-    min_angle_coverage: float = 0.55
+    min_angle_coverage: float = 0.4
     #: Gaussian smoothing before thresholding, work px: removes sensor-noise speckle while a
     #: 1-2 px ring line survives.
     smooth_sigma_px: float = 1.2
@@ -38,6 +38,8 @@ class LocateConfig:
     line_offset: float = 6.0
     #: Polygon simplification tolerance for square cells, share of the outline length.
     quad_epsilon: float = 0.04
+    #: Most candidates kept (best fits first): bounds the lattice search on cluttered scenes.
+    max_candidates: int = 120
     #: Two candidates closer than this share of their major axis are the same ring.
     duplicate_dist: float = 0.25
 
@@ -58,7 +60,7 @@ class LocateConfig:
     #: Fewest rings that make a board (a hand may hide a quarter and pieces more).
     min_inliers: int = 5
     #: Most seed pairs tried (strongest candidates first), bounding the time on clutter.
-    max_seed_pairs: int = 400
+    max_seed_pairs: int = 200
 
     #: Lattice hypotheses kept, and (hypothesis, window placement) pairs fitted to the edges.
     max_lattice_hypotheses: int = 4
@@ -75,12 +77,23 @@ class LocateConfig:
     quad_min_area: float = 0.01
     #: Area inside the region's outline over its convex hull: a board's outline is only
     #: dented where pieces or a hand cross it.
-    quad_min_solidity: float = 0.85
-    #: Polygon simplification steps (share of the hull's perimeter) tried to reach 4 corners.
-    quad_eps: tuple[float, ...] = (0.02, 0.04, 0.06, 0.08)
-    #: The quadrilateral must keep this share of the hull's area (no cut-off shapes).
-    quad_min_fill: float = 0.8
+    quad_min_solidity: float = 0.7
+    #: Polygon simplification tolerance (share of the hull's perimeter) before the four
+    #: longest sides are taken.
+    quad_eps: tuple[float, ...] = (0.01,)
+    #: Each of the four sides must be at least this share of the perimeter (a square: 0.25).
+    quad_min_side: float = 0.08
+    #: The quadrilateral's area must be within this ratio of the hull's (no cut-off shapes).
+    quad_min_fill: float = 0.85
     max_quads: int = 4
+    #: Two outlines whose corners all lie within this share of their size are one.
+    quad_same_tol: float = 0.08
+    #: Opening kernel for the brightness regions, share of the image width: removes pieces
+    #: sticking out of the board's outline (a piece is about 3% of the width when the board
+    #: fills 25%), keeps the board.
+    quad_open_frac: float = 0.03
+    #: Neighbourhood of the local brightness threshold, share of the image width.
+    quad_block_frac: float = 0.35
     #: Board families tried inside an outline: (grid rotation deg, side / pitch, cell
     #: radius / pitch, cell shape). Gigamic: pitch 0.18 side, rings 0.165 side; home-made:
     #: pitch 0.22 side, rings 0.73 pitch or square cells 0.94 pitch wide.
@@ -93,6 +106,11 @@ class LocateConfig:
     # --- refinement, layout, verification --------------------------------------------------
     #: Rounds of "fit circles on the board plane, move centres, refit the homography".
     refine_rounds: int = 3
+    #: Coarse search before the fit: grid scalings and shifts (pitches) tried around a guess.
+    #: The outline guess errs by up to a third of a cell (pitch/side ratio 0.17-0.19 of the
+    #: side; the side face taken for the top); a lattice guess by a tenth.
+    coarse_scales: tuple[float, ...] = (0.9, 0.95, 1.0, 1.05, 1.1)
+    coarse_shifts: tuple[float, ...] = (-0.4, -0.2, 0.0, 0.2, 0.4)
     #: Edge search half-lengths of the successive fitting rounds, as shares of the cell
     #: pitch in the image: wide first (the lattice guess may be off by a fifth of a cell).
     reach_schedule: tuple[float, ...] = (0.2, 0.12, 0.06, 0.03)
@@ -112,11 +130,30 @@ class LocateConfig:
     side_step: float = 0.05
     #: Big circle radius over board side (Gigamic about 0.47-0.49).
     big_circle_range: tuple[float, float] = (0.44, 0.50)
+    #: Typical big circle radius over side, used when only the circle is seen.
+    circle_over_side: float = 0.475
+    #: The board around the grid (its outline, or the big circle) must have this share of its
+    #: predicted points on image edges: a grid on a cluster of spare pieces has no board
+    #: around it. Real boards score 0.45 and up even when pieces or a hand cross the outline.
+    min_frame_support: float = 0.35
     #: Points sampled along each board edge / the big circle when scoring a layout.
     outline_samples: int = 40
     #: A board is accepted when the share of its ring-outline points on aligned image edges
     #: exceeds the share for the same rings moved half a cell by at least this much.
-    min_ring_contrast: float = 0.2
+    min_ring_contrast: float = 0.12
+    #: A cell counts as seen when this share of its outline lies on aligned edges, and a
+    #: board needs this many seen cells (pieces and a hand hide the others).
+    cell_seen_support: float = 0.3
+    min_cells_seen: int = 3
+    #: Ring candidates (closed ellipses) that must fall on the fitted grid's cells: an outline
+    #: alone (a box, a phone) does not make a board.
+    min_candidates_on_grid: int = 2
+    #: Score added per cell holding a matching ring candidate when ranking grids (a full
+    #: board of 16 weighs like a perfect outline).
+    candidate_weight: float = 0.05
+    #: Largest alternation of cell brightness by parity (difference of means over their
+    #: spread): a chequered cloth scores far above, a board with pieces about 1.
+    max_chequer_contrast: float = 2.5
 
     # --- camera ----------------------------------------------------------------------------
     #: Field of view used when the focal length cannot be estimated (near top-down views).

@@ -24,11 +24,13 @@ from numpy.typing import NDArray
 from vision.geometry.board_spec import BoardSpec
 from vision.geometry.board_view import BoardNotFound, BoardView
 from vision.geometry.camera import Camera, Intrinsics
-from vision.locate.candidates import find_ellipses
+from vision.locate.candidates import Ellipse, find_ellipses
 from vision.locate.config import LocateConfig
 from vision.locate.fit import (
     EdgeConfig,
     best_window,
+    coarse_align,
+    chequer_contrast,
     fit_rings,
     grid_contrast,
     plausible_grid,
@@ -73,39 +75,87 @@ def _undistort(frame: NDArray[np.uint8], intr: Intrinsics | None) -> NDArray[np.
     return cv2.undistort(frame, intr.matrix, intr.dist)
 
 
+def candidates_on_grid(ells: list[Ellipse], H: FloatArray, radius: float,
+                       config: LocateConfig) -> int:
+    """How many cells of the grid ``H`` hold a ring candidate of the size the grid predicts."""
+    if not ells:
+        return 0
+    g = apply_h(np.linalg.inv(H), np.array([e.center for e in ells]))
+    node = np.rint(g)
+    ok = np.hypot(*(g - node).T) < config.inlier_tol_pitch
+    ok &= np.all((node >= 0) & (node <= 3), axis=1)
+    cells = set()
+    for k in np.flatnonzero(ok):
+        n0 = node[k]
+        p = apply_h(H, np.array([n0, n0 + (radius, 0.0), n0 + (0.0, radius)]))
+        u, v = p[1] - p[0], p[2] - p[0]
+        expected = math.sqrt(abs(u[0] * v[1] - u[1] * v[0]))
+        if abs(math.sqrt(ells[k].a * ells[k].b) / max(expected, 1e-9) - 1.0) < config.size_tol:
+            cells.add((int(n0[0]), int(n0[1])))
+    return len(cells)
+
+
 def fit_grid(gray_work: NDArray[np.float32], hyps: list[LatticeHypothesis],
-             config: LocateConfig, edge: EdgeConfig,
-             ) -> tuple[FloatArray, float, float, EdgeConfig] | None:
+             config: LocateConfig, edge: EdgeConfig, ells: list[Ellipse] | None = None,
+             ) -> tuple[FloatArray, float, float, EdgeConfig, LayoutFit] | None:
     """Best (H, radius, support, edge config with the cell shape) over lattice hypotheses and
     window placements (work pixels)."""
-    scored: list[tuple[float, FloatArray, float, EdgeConfig]] = []
+    scored: list[tuple[float, FloatArray, float, EdgeConfig, bool]] = []
     for hyp in hyps:
         e = replace(edge, shape=hyp.shape)
+        rough = hyp.inliers == 0  # guessed from an outline, not from rings
+        if rough:
+            hyp = replace(hyp, H=coarse_align(gray_work, hyp.H, hyp.radius, e,
+                                              config.coarse_scales, config.coarse_shifts))
         for off in window_offsets(hyp.grid):
             H = shift_h(hyp.H, off)
-            scored.append((ring_support(gray_work, H, hyp.radius, e, tol_px=2.0), H, hyp.radius, e))
+            sup = ring_support(gray_work, H, hyp.radius, e, tol_px=2.0)
+            scored.append((sup, H, hyp.radius, e, rough))
     scored.sort(key=lambda s: -s[0])
-    best: tuple[FloatArray, float, float, EdgeConfig] | None = None
+    best: tuple[FloatArray, float, float, EdgeConfig, LayoutFit] | None = None
     size_wh = (gray_work.shape[1], gray_work.shape[0])
-    for _, H, radius, edge in scored[: config.max_refined_hypotheses]:
+    for _, H, radius, edge, _rough in scored[: config.max_refined_hypotheses]:
         pitch = _pitch_px(H)
         reaches = tuple(max(1.0, f * pitch) for f in config.reach_schedule)
-        Hf, rf, _ = fit_rings(gray_work, H, radius, reaches, edge)
+        Hf, rf, _, edge = fit_rings(gray_work, H, radius, reaches, edge)
         for _round in range(3):
             (dx, dy), inner, outer = best_window(gray_work, Hf, rf, edge)
             if (dx, dy) == (0, 0) or _round == 2:
                 break
             # Node (dx, dy) of the old grid becomes the new origin.
             Hf = Hf @ np.array([[1.0, 0.0, dx], [0.0, 1.0, dy], [0.0, 0.0, 1.0]])
-            Hf, rf, _ = fit_rings(gray_work, Hf, rf, reaches[-2:], edge)
+            Hf, rf, _, edge = fit_rings(gray_work, Hf, rf, reaches[-2:], edge)
         if not plausible_grid(Hf, size_wh, config.min_ring_axis_px, config.max_foreshortening):
+            log.debug("rejected: implausible grid")
+            continue
+        if chequer_contrast(gray_work, Hf) > config.max_chequer_contrast:
+            log.debug("rejected: chequered pattern")
+            continue
+        n_cand = candidates_on_grid(ells or [], Hf, rf, config)
+        if n_cand < config.min_candidates_on_grid:
+            log.debug("rejected: %d ring candidates on the grid", n_cand)
             continue
         on, off = grid_contrast(gray_work, Hf, rf, edge)
+        # Enough cells must show most of their outline (texture spreads weak support evenly).
+        if (on >= config.cell_seen_support).sum() < config.min_cells_seen:
+            log.debug("rejected: %d cells seen (%s)", (on >= config.cell_seen_support).sum(),
+                      edge.mode)
+            continue
         # The grid must stand out both from itself moved half a cell and from the ring of
         # positions around it (a pattern that goes on is not a board).
-        sup = min(on - off, inner - outer)
-        if best is None or sup > best[2]:
-            best = (Hf, rf, sup, edge)
+        contrast = min(float(on.mean() - off.mean()), inner - outer)
+        if contrast < config.min_ring_contrast:
+            log.debug("rejected: ring contrast %.2f", contrast)
+            continue
+        lay = fit_layout(gray_work, Hf, config, replace(edge, mode="edge", polarity=0))
+        if lay.frame_score < config.min_frame_support:
+            log.debug("rejected: no board around the grid (%.2f)", lay.frame_score)
+            continue
+        # Rings found independently as closed ellipses of the right size are the most
+        # specific evidence; each adds a little.
+        score = contrast + lay.frame_score + config.candidate_weight * n_cand
+        if best is None or score > best[2]:
+            best = (Hf, rf, score, edge, lay)
     return best
 
 
@@ -154,20 +204,20 @@ def find_board(
             f"no grid of rings among {len(ells)} ring candidates and no board outline")
     edge = EdgeConfig(min_edge=config.min_edge_step)
     work_f = cv2.GaussianBlur(work.astype(np.float32), (0, 0), config.smooth_sigma_px)
-    fitted = fit_grid(work_f, hyps, config, edge)
-    if fitted is None or fitted[2] < config.min_ring_contrast:
-        sup = 0.0 if fitted is None else fitted[2]
-        return BoardNotFound(f"no grid stands out from its surroundings (contrast {sup:.2f})")
-    H_work, radius, support, edge = fitted
+    fitted = fit_grid(work_f, hyps, config, edge, ells)
+    if fitted is None:
+        return BoardNotFound(
+            f"no grid of cells with a board around it ({len(hyps)} hypotheses checked)")
+    H_work, radius, support, edge, lay = fitted
     # Full resolution: same fit, short reaches, for sub-pixel centres.
     S = np.diag([1.0 / scale, 1.0 / scale, 1.0])
     H = S @ H_work
     full_f = cv2.GaussianBlur(gray.astype(np.float32), (0, 0), config.full_smooth_sigma_px)
     if scale < 1.0:
-        H, radius, _ = fit_rings(full_f, H, radius, config.full_res_reaches_px, edge)
+        full_edge = replace(edge, line_halfwidth_px=edge.line_halfwidth_px / scale)
+        H, radius, _, _ = fit_rings(full_f, H, radius, config.full_res_reaches_px, full_edge)
         if not plausible_grid(H, (w, h), config.min_ring_axis_px, config.max_foreshortening):
             return BoardNotFound("grid fit degenerated at full resolution")
-    lay = fit_layout(work_f, np.linalg.inv(S) @ H, config, edge)
     return build_view(H, radius, lay, (w, h), intrinsics, config, support)
 
 

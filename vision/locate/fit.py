@@ -11,7 +11,7 @@ were too faint or too broken to be candidates still pull the fit.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import cv2
 import numpy as np
@@ -22,6 +22,25 @@ from vision.locate.lattice import apply_h
 FloatArray = NDArray[np.float64]
 
 GRID_NODES = np.array([(m, n) for n in range(4) for m in range(4)], dtype=np.float64)
+
+
+def sample(image: NDArray, xs: NDArray, ys: NDArray) -> NDArray[np.float32]:
+    """Bilinear samples of ``image`` at float coordinates of any shape (grey values for a
+    BGR image). ``cv2.remap`` limits map sizes, so the points go in rows of 1024."""
+    shape = np.shape(xs)
+    x = np.asarray(xs, np.float32).ravel()
+    y = np.asarray(ys, np.float32).ravel()
+    n = len(x)
+    cols = 1024
+    rows = max(1, -(-n // cols))
+    pad = rows * cols - n
+    mx = np.concatenate([x, np.zeros(pad, np.float32)]).reshape(rows, cols)
+    my = np.concatenate([y, np.zeros(pad, np.float32)]).reshape(rows, cols)
+    out = cv2.remap(image, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    out = out.astype(np.float32)
+    if out.ndim == 3:
+        out = out @ np.array([0.114, 0.587, 0.299], np.float32)
+    return out.ravel()[:n].reshape(shape)
 
 
 @dataclass(frozen=True)
@@ -38,6 +57,15 @@ class EdgeConfig:
     max_tangent_ratio: float = 0.7
     #: Cell outline: 'circle' (rings, discs) or 'square' (square cells along the grid).
     shape: str = "circle"
+    #: What marks the outline: 'edge' (a step: discs, recesses) or 'line' (a thin printed
+    #: or engraved line: a ridge or a valley in the profile). '' = decide from the image.
+    mode: str = ""
+    #: Edge: 1 brighter outwards, -1 darker; line: 1 a bright line, -1 a dark one; 0 either.
+    polarity: int = 0
+    #: Half-width of the line detector (pixels): the line's width up to about twice this.
+    line_halfwidth_px: float = 1.5
+    #: Smallest line contrast (grey levels) against both sides.
+    min_line: float = 3.0
 
 
 def cell_outline(radius: float, n: int, shape: str = "circle") -> tuple[FloatArray, FloatArray]:
@@ -79,7 +107,7 @@ def image_normals(H: FloatArray, pts: FloatArray, radial: FloatArray, eps: float
 
 def edge_search(
     gray_f: NDArray[np.float32], pts_px: FloatArray, normals: FloatArray, reach_px: float,
-    config: EdgeConfig,
+    config: EdgeConfig, polarity: int | None = None,
 ) -> tuple[FloatArray, FloatArray]:
     """Strongest edge along each normal within ``reach_px``.
 
@@ -92,6 +120,9 @@ def edge_search(
     reach_px : float
         Search half-length.
     config : EdgeConfig
+    polarity : {None, 0, 1, -1}
+        None: the config's. 0: either; edges: 1 brighter along the normal, -1 darker;
+        lines: 1 bright, -1 dark.
 
     Returns
     -------
@@ -101,16 +132,23 @@ def edge_search(
         Its directional gradient magnitude (grey levels per pixel).
     """
     s = config.step_px
-    t = np.arange(-reach_px - s, reach_px + s + 1e-9, s)
-    xs = (pts_px[:, 0:1] + normals[:, 0:1] * t[None, :]).astype(np.float32)
-    ys = (pts_px[:, 1:2] + normals[:, 1:2] * t[None, :]).astype(np.float32)
-    prof = cv2.remap(gray_f, xs, ys, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
-    if prof.ndim == 3:  # a BGR image: grey values of the samples only
-        prof = prof.astype(np.float32) @ np.array([0.114, 0.587, 0.299], np.float32)
+    mode = config.mode or "edge"
+    pad = s + (config.line_halfwidth_px if mode == "line" else 0.0)
+    t = np.arange(-reach_px - pad, reach_px + pad + 1e-9, s)
+    xs = pts_px[:, 0:1] + normals[:, 0:1] * t[None, :]
+    ys = pts_px[:, 1:2] + normals[:, 1:2] * t[None, :]
+    prof = sample(gray_f, xs, ys)
+    if mode == "line":
+        k_w = max(1, round(config.line_halfwidth_px / s))
+        d = prof[:, k_w:-k_w] - 0.5 * (prof[:, : -2 * k_w] + prof[:, 2 * k_w :])
+        tt = t[k_w:-k_w]
+        threshold = config.min_line
     else:
-        prof = prof.astype(np.float32)
-    d = np.abs(prof[:, 2:] - prof[:, :-2]) / (2 * s)
-    tt = t[1:-1]
+        d = (prof[:, 2:] - prof[:, :-2]) / (2 * s)
+        tt = t[1:-1]
+        threshold = config.min_edge
+    pol = config.polarity if polarity is None else polarity
+    d = np.abs(d) if pol == 0 else np.maximum(pol * d, 0.0)
     # Prefer edges near the prediction a little, so a stronger edge far away does not win
     # over the ring right where it should be.
     w = 1.0 - 0.3 * (np.abs(tt) / max(reach_px, 1e-9))
@@ -125,19 +163,14 @@ def edge_search(
     frac = np.where(np.abs(den) > 1e-9, 0.5 * (y0 - y2) / np.where(den == 0, 1, den), 0.0)
     frac = np.clip(frac, -0.5, 0.5)
     offset = tt[k] + frac * s
-    ok = strength >= config.min_edge
+    ok = strength >= threshold
     if config.max_tangent_ratio > 0:
         # The edge must run along the outline: across the normal the intensity hardly
         # changes. Texture (wood grain, cloth) crosses the outline at random angles.
         at = pts_px + normals * offset[:, None]
         tan = np.column_stack([-normals[:, 1], normals[:, 0]])
-        q = np.concatenate([at + tan, at - tan]).astype(np.float32)
-        side = cv2.remap(gray_f, q[:, 0:1], q[:, 1:2], cv2.INTER_LINEAR,
-                         borderMode=cv2.BORDER_REPLICATE)
-        side = side.astype(np.float32)
-        if side.ndim == 3:
-            side = side @ np.array([0.114, 0.587, 0.299], np.float32)
-        side = side.reshape(2, -1)
+        q = np.concatenate([at + tan, at - tan])
+        side = sample(gray_f, q[:, 0], q[:, 1]).reshape(2, -1)
         ok &= np.abs(side[0] - side[1]) / 2.0 <= config.max_tangent_ratio * strength
     offset = np.where(ok, offset, np.nan)
     return offset, strength
@@ -146,7 +179,7 @@ def edge_search(
 def fit_rings(
     gray_f: NDArray[np.float32], H: FloatArray, radius: float, reaches: tuple[float, ...],
     config: EdgeConfig, radius_range: tuple[float, float] = (0.34, 0.53),
-) -> tuple[FloatArray, float, float]:
+) -> tuple[FloatArray, float, float, EdgeConfig]:
     """Refine a grid homography and ring radius against the image's ring edges.
 
     Parameters
@@ -169,12 +202,33 @@ def fit_rings(
     radius : float
     support : float
         Share of sample points with an edge within 1.5 px of the fitted rings (0..1).
+    config : EdgeConfig
+        ``config`` with the outline's marking (``mode``, ``polarity``) decided.
+
+    Notes
+    -----
+    Unless the config fixes them, the first round tries edges and lines of both polarities
+    and keeps the one most sample points agree on: one marking for all cells (say, the
+    outer side of every printed ring). Texture and piece silhouettes come in all kinds, so
+    most of them drop out, and the fit never mixes the two sides of a line.
     """
     for reach in reaches:
         pts, rad = ring_model_points(radius, config.samples_per_ring, config.shape)
         px = apply_h(H, pts)
         nrm = image_normals(H, pts, rad)
-        off, _ = edge_search(gray_f, px, nrm, reach, config)
+        if config.mode and config.polarity:
+            off, _ = edge_search(gray_f, px, nrm, reach, config)
+        else:
+            best: tuple[int, FloatArray, EdgeConfig] | None = None
+            for mode in ("line", "edge"):
+                for pol in (1, -1):
+                    c = replace(config, mode=mode, polarity=pol)
+                    o, _ = edge_search(gray_f, px, nrm, reach, c)
+                    n = int(np.isfinite(o).sum())
+                    if best is None or n > best[0]:
+                        best = (n, o, c)
+            assert best is not None
+            _, off, config = best
         good = np.isfinite(off)
         if good.sum() < 12:
             break
@@ -197,7 +251,41 @@ def fit_rings(
             r = float(np.median(np.hypot(d[:, 0], d[:, 1])))
         if radius_range[0] < r < radius_range[1]:
             radius = r
-    return H, radius, ring_support(gray_f, H, radius, config)
+    if not (config.mode and config.polarity):
+        config = replace(config, mode="edge", polarity=0)
+    return H, radius, ring_support(gray_f, H, radius, config), config
+
+
+def coarse_align(gray_f: NDArray[np.float32], H: FloatArray, radius: float,
+                 config: EdgeConfig, scales: tuple[float, ...], shifts: tuple[float, ...],
+                 tol_px: float = 2.0) -> FloatArray:
+    """The best of a small set of scalings and shifts of the grid, by outline support.
+
+    A grid guessed from the board's outline can be off by a third of a cell (the nominal
+    pitch/side ratio, the board's side face taken for its top); the ring-edge fit only
+    converges from closer. All variants are scored in one batch of profile samples.
+
+    Parameters
+    ----------
+    scales : tuple of float
+        Grid scalings about its centre.
+    shifts : tuple of float
+        Shifts along each grid axis, in pitches.
+    """
+    pts, rad = ring_model_points(radius, max(8, config.samples_per_ring // 2), config.shape)
+    variants = []
+    c = 1.5
+    for sc in scales:
+        for dx in shifts:
+            for dy in shifts:
+                T = np.array([[sc, 0.0, c - sc * c + dx], [0.0, sc, c - sc * c + dy],
+                              [0.0, 0.0, 1.0]])
+                variants.append(H @ T)
+    px = np.vstack([apply_h(Hv, pts) for Hv in variants])
+    nrm = np.vstack([image_normals(Hv, pts, rad) for Hv in variants])
+    off, _ = edge_search(gray_f, px, nrm, tol_px, replace(config, mode="edge", polarity=0))
+    score = np.isfinite(off).reshape(len(variants), -1).mean(axis=1)
+    return variants[int(np.argmax(score))]
 
 
 def ring_support(gray_f: NDArray[np.float32], H: FloatArray, radius: float, config: EdgeConfig,
@@ -213,15 +301,39 @@ def ring_support(gray_f: NDArray[np.float32], H: FloatArray, radius: float, conf
 _HALF_CELL = np.array([[1.0, 0.0, 0.5], [0.0, 1.0, 0.5], [0.0, 0.0, 1.0]])
 
 
+def per_cell_support(gray_f: NDArray[np.float32], H: FloatArray, radius: float,
+                     config: EdgeConfig, tol_px: float = 1.5) -> FloatArray:
+    """(16,) share of each cell outline's points on aligned image edges."""
+    pts, rad = ring_model_points(radius, config.samples_per_ring, config.shape)
+    px = apply_h(H, pts)
+    nrm = image_normals(H, pts, rad)
+    off, _ = edge_search(gray_f, px, nrm, tol_px, config)
+    return np.isfinite(off).reshape(len(GRID_NODES), -1).mean(axis=1)
+
+
 def grid_contrast(gray_f: NDArray[np.float32], H: FloatArray, radius: float,
-                  config: EdgeConfig, tol_px: float = 1.5) -> tuple[float, float]:
-    """Ring support of a grid and of the same rings moved half a cell diagonally.
+                  config: EdgeConfig, tol_px: float = 1.5) -> tuple[FloatArray, FloatArray]:
+    """Per-cell outline support of a grid and of the same outlines moved half a cell.
 
     On a board the first is high and the second low; on texture (wood grain, cloth, clutter)
-    both are alike. Their difference is the verification score.
+    both are alike.
     """
-    return (ring_support(gray_f, H, radius, config, tol_px),
-            ring_support(gray_f, H @ _HALF_CELL, radius, config, tol_px))
+    return (per_cell_support(gray_f, H, radius, config, tol_px),
+            per_cell_support(gray_f, H @ _HALF_CELL, radius, config, tol_px))
+
+
+def chequer_contrast(gray_f: NDArray[np.float32], H: FloatArray) -> float:
+    """How strongly cell brightness alternates like a chessboard (t-like statistic, >= 0).
+
+    A chequered cloth or tiled floor makes a perfect square lattice of "cells"; a Quarto
+    board's cells all have the board's colour (pieces fall on no particular parity).
+    """
+    pts = apply_h(H, GRID_NODES)
+    vals = sample(gray_f, pts[:, 0], pts[:, 1]).astype(np.float64)
+    parity = (GRID_NODES.sum(axis=1) % 2).astype(bool)
+    a, b = vals[parity], vals[~parity]
+    spread = math.sqrt(0.5 * (a.var() + b.var())) + 3.0
+    return float(abs(a.mean() - b.mean()) / spread)
 
 
 def plausible_grid(H: FloatArray, size_wh: tuple[int, int], min_pitch_px: float,

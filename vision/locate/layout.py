@@ -33,6 +33,13 @@ class LayoutFit:
     circle_score: float
 
     @property
+    def frame_score(self) -> float:
+        """How well the board around the grid is seen: its outline or its big circle."""
+        if self.layout == LAYOUT_DIAGONAL:
+            return max(self.outline_score, self.circle_score)
+        return self.outline_score
+
+    @property
     def rotation_deg(self) -> float:
         return 45.0 if self.layout == LAYOUT_DIAGONAL else 0.0
 
@@ -45,19 +52,27 @@ def board_to_grid(rotation_deg: float) -> FloatArray:
     return np.array([[c, s, 1.5], [-s, c, 1.5], [0.0, 0.0, 1.0]])
 
 
-def _support(gray_f: NDArray[np.float32], H_grid: FloatArray, pts_b: FloatArray,
-             nrm_b: FloatArray, rotation_deg: float, edge: EdgeConfig, tol_px: float) -> float:
+def _support_many(gray_f: NDArray[np.float32], H_grid: FloatArray, pts_b: FloatArray,
+                  nrm_b: FloatArray, rotation_deg: float, edge: EdgeConfig,
+                  tol_px: float) -> FloatArray:
+    """Edge support of several outlines at once: ``pts_b`` (K, N, 2) board points (pitch
+    units) with outward normals ``nrm_b``; returns (K,) shares of points on edges (points
+    outside the image count as missing; an outline mostly outside scores 0)."""
+    k, n, _ = pts_b.shape
     B = board_to_grid(rotation_deg)
-    pts = apply_h(B, pts_b)
-    rad = nrm_b @ B[:2, :2].T
+    pts = apply_h(B, pts_b.reshape(-1, 2))
+    rad = nrm_b.reshape(-1, 2) @ B[:2, :2].T
     px = apply_h(H_grid, pts)
     h, w = gray_f.shape
     inside = (px[:, 0] >= 0) & (px[:, 0] < w) & (px[:, 1] >= 0) & (px[:, 1] < h)
-    if inside.sum() < 0.5 * len(px):
-        return 0.0
     nrm = image_normals(H_grid, pts, rad)
-    off, _ = edge_search(gray_f, px[inside], nrm[inside], tol_px, edge)
-    return float(np.isfinite(off).sum() / len(px))
+    hit = np.zeros(len(px), dtype=bool)
+    if inside.any():
+        off, _ = edge_search(gray_f, px[inside], nrm[inside], tol_px, edge)
+        hit[inside] = np.isfinite(off)
+    score = hit.reshape(k, n).mean(axis=1)
+    score[inside.reshape(k, n).mean(axis=1) < 0.5] = 0.0
+    return np.asarray(score, dtype=np.float64)
 
 
 def _square_points(side: float, n: int) -> tuple[FloatArray, FloatArray]:
@@ -106,26 +121,27 @@ def fit_layout(gray_f: NDArray[np.float32], H_grid: FloatArray, config: LocateCo
         (LAYOUT_DIAGONAL, config.diagonal_side_range, 45.0),
         (LAYOUT_AXIS, config.axis_side_range, 0.0),
     ):
-        top = (0.0, 0.5 * (rng[0] + rng[1]))
-        for side in np.arange(rng[0], rng[1] + 1e-9, config.side_step):
-            pts, nrm = _square_points(float(side), n)
-            score = _support(gray_f, H_grid, pts, nrm, rot, edge, tol_px)
-            if score > top[0]:
-                top = (score, float(side))
-        best[layout] = top
+        sides = np.arange(rng[0], rng[1] + 1e-9, config.side_step)
+        unit_pts, unit_nrm = _square_points(1.0, n)
+        pts = sides[:, None, None] * unit_pts[None]
+        nrm = np.broadcast_to(unit_nrm, pts.shape)
+        scores = _support_many(gray_f, H_grid, pts, nrm, rot, edge, tol_px)
+        k = int(np.argmax(scores))
+        best[layout] = (float(scores[k]), float(sides[k]))
     # The big circle does not depend on the grid's rotation; its size is tied to the side.
-    circle = (0.0, 0.0)
     lo, hi = config.big_circle_range
-    for r in np.arange(lo * config.diagonal_side_range[0], hi * config.diagonal_side_range[1],
-                       config.side_step / 2):
-        pts, nrm = _circle_points(float(r), 4 * n)
-        score = _support(gray_f, H_grid, pts, nrm, 0.0, edge, tol_px)
-        if score > circle[0]:
-            circle = (score, float(r))
+    radii = np.arange(lo * config.diagonal_side_range[0], hi * config.diagonal_side_range[1],
+                      config.side_step / 2)
+    unit_pts, unit_nrm = _circle_points(1.0, 4 * n)
+    pts = radii[:, None, None] * unit_pts[None]
+    scores = _support_many(gray_f, H_grid, pts, np.broadcast_to(unit_nrm, pts.shape), 0.0,
+                           edge, tol_px)
+    k = int(np.argmax(scores))
+    circle = (float(scores[k]), float(radii[k]))
     diag_score = max(best[LAYOUT_DIAGONAL][0], circle[0])
     if diag_score >= best[LAYOUT_AXIS][0]:
         side = best[LAYOUT_DIAGONAL][1]
-        if best[LAYOUT_DIAGONAL][0] < 0.3 and circle[0] > 0.5:
-            side = circle[1] / 0.475  # outline not seen: the circle sets the size
+        if best[LAYOUT_DIAGONAL][0] < circle[0]:
+            side = circle[1] / config.circle_over_side  # outline hidden: the circle sets it
         return LayoutFit(LAYOUT_DIAGONAL, side, circle[1], best[LAYOUT_DIAGONAL][0], circle[0])
     return LayoutFit(LAYOUT_AXIS, best[LAYOUT_AXIS][1], 0.0, best[LAYOUT_AXIS][0], circle[0])
