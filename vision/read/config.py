@@ -94,9 +94,13 @@ class ReaderConfig:
     hole_darkening: float = 0.08
     hole_darkening_width: float = 0.03
     #: Outline: how much better (in top-likeness, 0..1) the best square template must fit than
-    #: the disc for "square"; a square's corners add about 0.07, noise about 0.03.
-    square_margin: float = 0.035
-    square_margin_width: float = 0.02
+    #: the disc for "square" (square pieces score about 0.1, round ones about 0).
+    square_margin: float = 0.055
+    square_margin_width: float = 0.025
+    #: Two groups on one board (hollow/solid, square/round) are trusted when their means differ
+    #: by this much; the boundary then follows the board (within one width of the above).
+    hole_group_separation: float = 0.2
+    square_group_separation: float = 0.06
 
     # -- colour -----------------------------------------------------------------------------
     #: Two colour groups are real when their lightness (L + 10) differs by this ratio.

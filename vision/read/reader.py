@@ -255,6 +255,35 @@ def tall_probability(heights_f: FloatArray, usable: NDArray[np.bool_],
     return _logistic((logs - threshold) / 0.1)
 
 
+def two_group_probability(
+    values: FloatArray, usable: NDArray[np.bool_], threshold: float, width: float,
+    min_separation: float,
+) -> FloatArray:
+    """Probability of the "high" value of a two-valued attribute, relative to the board.
+
+    When the usable pieces fall into two clear groups (best two-class split whose means differ
+    by ``min_separation`` and whose gap exceeds the spread inside the groups), the boundary
+    moves to the middle of that gap - but only within one ``width`` of the physical
+    ``threshold``, which otherwise decides alone (lighting and resolution shift a hole's
+    darkness or a corner's contrast for every piece of a board alike).
+    """
+    vals = np.sort(values[usable])
+    t = threshold
+    if len(vals) >= 4:
+        best, best_k = -1.0, 0
+        for k in range(1, len(vals)):
+            lo, hi = vals[:k], vals[k:]
+            between = len(lo) * len(hi) * (hi.mean() - lo.mean()) ** 2
+            if between > best:
+                best, best_k = between, k
+        lo, hi = vals[:best_k], vals[best_k:]
+        gap = hi.min() - lo.max()
+        spread = max(float(np.std(lo)), float(np.std(hi)))
+        if hi.mean() - lo.mean() >= min_separation and gap > spread:
+            t = float(np.clip(0.5 * (hi.min() + lo.max()), threshold - width, threshold + width))
+    return _logistic((values - t) / width)
+
+
 def read_cells(
     frame_bgr: NDArray[np.uint8], view: BoardView, config: ReaderConfig | None = None
 ) -> Observation:
@@ -280,10 +309,14 @@ def read_cells(
     # The top face (lit from above, seen from any angle) and the near side together.
     lightness = 0.5 * (side_light + feats.top.top_lab[:, 0])
     p_dark = dark_probability(lightness[idx], usable, feats.colours.scene_white, config)
-    p_hollow = _logistic((feats.top.hole_darkening[idx] - config.hole_darkening)
-                         / config.hole_darkening_width)
-    p_square = _logistic((feats.top.squareness[idx] - config.square_margin)
-                         / config.square_margin_width)
+    top_ok = (feats.visible[idx] >= config.min_visible_fraction) & (
+        feats.frames.top_sine[idx] >= config.min_top_sine) & (feats.top_visible[idx] >= 0.5)
+    p_hollow = two_group_probability(
+        feats.top.hole_darkening[idx], top_ok, config.hole_darkening,
+        config.hole_darkening_width, config.hole_group_separation)
+    p_square = two_group_probability(
+        feats.top.squareness[idx], top_ok, config.square_margin, config.square_margin_width,
+        config.square_group_separation)
     odds: list[dict[str, float | None]] = []
     for n, i in enumerate(idx):
         seen = bool(feats.visible[i] >= config.min_visible_fraction)

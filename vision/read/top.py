@@ -39,7 +39,9 @@ _DISC_R = 0.5
 _SQUARE_H = 0.45
 _BAND = 0.18
 _HOLE_R = 0.36
-_YAWS = np.radians(np.arange(0.0, 90.0, 7.5))
+_YAWS = np.radians(np.arange(0.0, 90.0, 10.0))
+#: Template sizes relative to the nominal ones.
+_SIZES = (0.85, 0.95, 1.05)
 #: Lab contrast between a top and its surroundings at which an outline fit counts half.
 _CONTRAST_HALF = 10.0
 
@@ -56,26 +58,29 @@ class TopFeatures:
     outline_fit: FloatArray | None = None  # (16,) best template score: how top-like the plane is
 
 
-def _templates() -> tuple[FloatArray, FloatArray]:
-    """(T, n, n) weights of the outline templates (index 0: disc, then squares) and the
-    (n, n) hole mask. Weights: +1/area inside (outside the hole), -1/area in the outer band."""
+def _templates() -> tuple[FloatArray, FloatArray, int]:
+    """(T, n, n) weights of the outline templates and the (n, n) hole mask; the first
+    ``n_discs`` templates are discs, the rest squares. Weights: +1/area inside (outside the
+    hole), -1/area in the outer band. Three sizes each: the set's footprint is only known to
+    about 10 %, and a square's side is 0.8-1.0 of a round piece's diameter."""
     u = np.linspace(-_HALF_F, _HALF_F, _N)
     x, y = np.meshgrid(u, u, indexing="ij")
     r = np.hypot(x, y)
-    dists = [r - _DISC_R]
-    for a in _YAWS:
-        xr = np.abs(x * np.cos(a) + y * np.sin(a))
-        yr = np.abs(-x * np.sin(a) + y * np.cos(a))
-        dists.append(np.maximum(xr, yr) - _SQUARE_H)
+    dists = [r - _DISC_R * k for k in _SIZES]
+    for k in _SIZES:
+        for a in _YAWS:
+            xr = np.abs(x * np.cos(a) + y * np.sin(a))
+            yr = np.abs(-x * np.sin(a) + y * np.cos(a))
+            dists.append(np.maximum(xr, yr) - _SQUARE_H * k)
     out = []
     for d in dists:
         inside = (d < 0) & (r > _HOLE_R)
         band = (d >= 0.04) & (d < _BAND)
         out.append(inside / max(inside.sum(), 1) - band / max(band.sum(), 1))
-    return np.array(out), (r < 0.12)
+    return np.array(out), (r < 0.12), len(_SIZES)
 
 
-_TEMPLATES, _HOLE_MASK = _templates()
+_TEMPLATES, _HOLE_MASK, _N_DISCS = _templates()
 
 
 def outline_fit_profile(
@@ -140,8 +145,8 @@ def top_features(
     windows = sliding_window_view(like, (_N, _N), axis=(1, 2))  # (16, s, s, n, n)
     scores = np.einsum("ijkab,tab->ijkt", windows, _TEMPLATES)  # (16, s, s, T)
     flat = scores.reshape(16, -1, scores.shape[-1])
-    disc = flat[:, :, 0].max(axis=1)
-    square = flat[:, :, 1:].max(axis=(1, 2))
+    disc = flat[:, :, :_N_DISCS].max(axis=(1, 2))
+    square = flat[:, :, _N_DISCS:].max(axis=(1, 2))
     # Hole at the offset the outline fits best.
     best = np.argmax(flat.max(axis=2), axis=1)
     sy, sx = np.unravel_index(best, scores.shape[1:3])
