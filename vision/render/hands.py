@@ -104,13 +104,15 @@ def hand_drawables(pose: HandPose, look: HandLook) -> list[Drawable]:
     # stays far from the board (usually outside the picture).
     shoulder = elbow + back * (0.3 * s) + up * (0.12 * s)
     upper = np.asarray(look.sleeve_rgb) if look.sleeve_rgb is not None else skin
-    add([elbow - back * 0.01, shoulder], [0.04, 0.048], upper, 0.9, 28)
-    add([elbow, 0.5 * (elbow + wrist), wrist], [0.033, 0.03, 0.025], skin, 0.8, 28)
+    add([elbow - back * 0.01, shoulder], [0.04, 0.048], upper, 0.9, 36)
+    add([elbow, 0.5 * (elbow + wrist), wrist], [0.033, 0.03, 0.025], skin, 0.8, 36)
     if look.sleeve_rgb is not None:
         cuff = elbow + (wrist - elbow) * 0.45
-        add([elbow - back * 0.05, cuff], [0.045, 0.042], np.asarray(look.sleeve_rgb), 0.85, 28)
-    palm_mid = 0.5 * (wrist + knuckles)
-    add([wrist, palm_mid, knuckles], [0.032, 0.038, 0.04], skin, 0.42, 24)
+        add([elbow - back * 0.05, cuff], [0.045, 0.042], np.asarray(look.sleeve_rgb), 0.85, 36)
+    # Palm: widest across the knuckles, rounded off beyond them.
+    palm = [wrist + (knuckles - wrist) * f for f in (0.0, 0.35, 0.7, 1.0)]
+    palm.append(knuckles + (knuckles - wrist) * 0.12)
+    add(palm, [0.03, 0.036, 0.04, 0.039, 0.03], skin, 0.45, 28)
     # Four fingers curl down in front of the grip (the far side from the player).
     for k, (length, offset) in enumerate(
         ((0.07, -0.027), (0.078, -0.009), (0.074, 0.009), (0.06, 0.026))
@@ -126,12 +128,14 @@ def hand_drawables(pose: HandPose, look: HandLook) -> list[Drawable]:
         v = tip - base
         if np.linalg.norm(v) > length * s:
             tip = base + v / np.linalg.norm(v) * length * s
-        add([base, mid, tip], [0.0095, 0.0088, 0.0078], skin, 0.9, 10)
+        tip_end = tip + (tip - mid) / (np.linalg.norm(tip - mid) + 1e-9) * 0.004 * s
+        add([base, mid, tip, tip_end], [0.0095, 0.0088, 0.0078, 0.005], skin, 0.9, 12)
     # The thumb closes on the near side of the grip.
     t0 = wrist + side * (0.03 * s) - up * (0.01 * s) + r * (0.02 * s)
     t2 = g - r * (half_open + 0.006 * s) + side * (0.006 * s) - up * (0.004 * s)
     t1 = 0.5 * (t0 + t2) - r * (0.01 * s) + side * (0.01 * s)
-    add([t0, t1, t2], [0.012, 0.0105, 0.009], skin, 0.9, 10)
+    t3 = t2 + (t2 - t1) / (np.linalg.norm(t2 - t1) + 1e-9) * 0.005 * s
+    add([t0, t1, t2, t3], [0.012, 0.0105, 0.009, 0.006], skin, 0.9, 12)
     return parts
 
 
@@ -139,7 +143,9 @@ def sample_still_hand(rng: np.random.Generator, scene: Scene) -> dict[str, objec
     """A hand hovering over the board (stills): grip point, reach direction and look."""
     spec = scene.spec
     side = spec.side_m if spec is not None else 0.27
-    a = float(rng.uniform(0, 2 * math.pi))
+    # Players sit around the table but not where the camera is: the arm comes from the far
+    # side or the sides of the picture.
+    a = math.radians(scene.camera.azimuth_deg + float(rng.uniform(70.0, 290.0)))
     grip = (
         float(rng.uniform(-0.3, 0.3) * side),
         float(rng.uniform(-0.3, 0.3) * side),
@@ -149,7 +155,7 @@ def sample_still_hand(rng: np.random.Generator, scene: Scene) -> dict[str, objec
     return {
         "pose": HandPose(
             grip,
-            (math.cos(a), math.sin(a)),
+            (-math.cos(a), -math.sin(a)),
             float(rng.uniform(0.02, 0.04)),
             float(rng.uniform(20, 45)),
         ),

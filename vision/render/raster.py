@@ -20,6 +20,7 @@ from vision.render.meshes import PART_TOP, Drawable
 from vision.render.shading import Lighting
 
 ID_BOARD = 1
+NEAR_M = 0.03  # nearest depth drawn, metres: closer faces would smear across the frame
 _SHIFT = 4  # fixed-point bits for sub-pixel polygon vertices
 _SC = float(1 << _SHIFT)
 
@@ -158,6 +159,10 @@ class Painter:
             front = np.einsum("fk,fk->f", g.normals, self.eye[None, :] - centres) > 1e-9
             if not g.cull:
                 front[:] = True
+            # Near-plane guard: faces reaching behind (or almost onto) the lens are dropped, not
+            # projected through it (an arm passing beside the camera).
+            depth = self.camera.depth(g.verts.reshape(-1, 3)).reshape(-1, K)
+            front &= depth.min(axis=1) > NEAR_M
             if not front.any():
                 continue
             idx = np.nonzero(front)[0]
