@@ -21,7 +21,8 @@ def parse_corners(text: str) -> NDArray[np.float64]:
     try:
         vals = [float(p) for p in parts]
     except ValueError as exc:
-        raise ValueError(f"corners must be 8 numbers 'x1,y1 x2,y2 x3,y3 x4,y4', got {text!r}") from exc
+        raise ValueError(
+            f"corners must be 8 numbers 'x1,y1 x2,y2 x3,y3 x4,y4', got {text!r}") from exc
     if len(vals) != 8:
         raise ValueError(f"corners must be 8 numbers (4 x,y pairs), got {len(vals)} in {text!r}")
     return np.array(vals, dtype=np.float64).reshape(4, 2)

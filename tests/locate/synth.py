@@ -15,7 +15,8 @@ from vision.geometry.camera import Camera, Intrinsics, Pose
 
 def make_view(
     elevation_deg: float = 50.0, azimuth_deg: float = 30.0, distance_m: float = 0.6,
-    hfov_deg: float = 65.0, spec: BoardSpec | None = None, size_wh: tuple[int, int] = (1280, 720),
+    hfov_deg: float = 65.0, spec: BoardSpec | None = None,
+    size_wh: tuple[int, int] = (1280, 720),
     target: tuple[float, float] = (0.0, 0.0), roll_deg: float = 0.0,
 ) -> BoardView:
     spec = spec or BoardSpec.gigamic()
@@ -37,7 +38,8 @@ def _poly(view: BoardView, pts_xy: NDArray[np.float64], z: float = 0.0) -> NDArr
 
 def draw_board(
     view: BoardView, *, seed: int = 0, board_bgr: tuple[int, int, int] = (45, 40, 40),
-    ring_bgr: tuple[int, int, int] = (80, 190, 220), table_bgr: tuple[int, int, int] = (170, 180, 185),
+    ring_bgr: tuple[int, int, int] = (80, 190, 220),
+    table_bgr: tuple[int, int, int] = (170, 180, 185),
     pieces: tuple[int, ...] = (), hand: bool = False, noise: float = 4.0,
 ) -> NDArray[np.uint8]:
     """A 1280x720-style image of the board seen by ``view``.
@@ -85,8 +87,10 @@ def draw_board(
         corner = view.project(np.array([[s, s, 0.0]]))[0]
         centre = view.project(np.array([[0.0, 0.0, 0.0]]))[0]
         p = corner + 0.25 * (centre - corner)
-        axes = (int(0.35 * np.linalg.norm(centre - corner)), int(0.2 * np.linalg.norm(centre - corner)))
-        cv2.ellipse(img, (int(p[0]), int(p[1])), axes, 30, 0, 360, (120, 150, 210), -1, cv2.LINE_AA)
+        size = float(np.linalg.norm(centre - corner))
+        axes = (int(0.35 * size), int(0.2 * size))
+        cv2.ellipse(img, (int(p[0]), int(p[1])), axes, 30, 0, 360, (120, 150, 210), -1,
+                    cv2.LINE_AA)
     img = cv2.GaussianBlur(img, (0, 0), 0.8)
     img = np.clip(img.astype(np.float32) + rng.normal(0, noise, img.shape), 0, 255)
     return img.astype(np.uint8)
@@ -102,8 +106,9 @@ def draw_empty_table(seed: int = 0, size_wh: tuple[int, int] = (1280, 720)) -> N
         col = tuple(int(v) for v in rng.integers(0, 255, 3))
         if rng.random() < 0.5:
             ax = (int(rng.integers(5, 60)), int(rng.integers(5, 60)))
-            cv2.ellipse(img, c, ax, float(rng.uniform(0, 180)), 0, 360, col, int(rng.integers(1, 4)))
+            cv2.ellipse(img, c, ax, float(rng.uniform(0, 180)), 0, 360, col,
+                        int(rng.integers(1, 4)))
         else:
-            cv2.rectangle(img, c, (c[0] + int(rng.integers(10, 120)), c[1] + int(rng.integers(10, 80))),
-                          col, -1)
+            corner = (c[0] + int(rng.integers(10, 120)), c[1] + int(rng.integers(10, 80)))
+            cv2.rectangle(img, c, corner, col, -1)
     return np.clip(img + rng.normal(0, 4, img.shape), 0, 255).astype(np.uint8)

@@ -63,14 +63,16 @@ def test_calibrated_intrinsics_are_used():
     assert found.camera.intrinsics == truth.camera.intrinsics
     # Heights follow: a point 60 mm above a cell lands near where the true camera puts it.
     lifted = found.cell_centers_px(0.06 * found.spec.cell_pitch_m / truth.spec.cell_pitch_m)
-    assert np.median(np.hypot(*(np.sort(lifted, 0) - np.sort(truth.cell_centers_px(0.06), 0)).T)) < 8
+    expected = truth.cell_centers_px(0.06)
+    assert np.median(np.hypot(*(np.sort(lifted, 0) - np.sort(expected, 0)).T)) < 8
 
 
 def test_camera_is_above_the_board():
     found = find_board(draw_board(make_view(40.0, 300.0)))
     assert found
     assert found.camera.pose.camera_center[2] > 0
-    assert np.all(found.camera.depth(np.column_stack([found.spec.cell_centers(), np.zeros(16)])) > 0)
+    cells = np.column_stack([found.spec.cell_centers(), np.zeros(16)])
+    assert np.all(found.camera.depth(cells) > 0)
 
 
 @pytest.mark.parametrize("seed", [0, 1, 2])

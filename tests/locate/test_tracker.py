@@ -19,7 +19,7 @@ def _still_frames(n: int, seed: int = 0):
 
 
 def test_still_camera_is_found_once_and_kept():
-    view, frames = _still_frames(6)
+    _, frames = _still_frames(6)
     tracker = BoardTracker()
     first = tracker.update(frames[0], 0.0)
     assert first

@@ -17,7 +17,13 @@ import cv2
 
 from calibration.board_lock import click_corners, order_corners, parse_corners
 from calibration.intrinsics import ChessboardCalibrator, ChessboardConfig
-from calibration.io import BoardLock, Calibration, CalibrationError, load_calibration, save_calibration
+from calibration.io import (
+    BoardLock,
+    Calibration,
+    CalibrationError,
+    load_calibration,
+    save_calibration,
+)
 from vision.geometry.board_spec import LAYOUT_AXIS, LAYOUT_DIAGONAL
 
 
@@ -153,6 +159,7 @@ def run_board(args: argparse.Namespace) -> int:
         if lock is None:
             print("cancelled", file=sys.stderr)
             return 1
+    assert lock is not None
     h, w = img.shape[:2]
     extra = {"board_image": str(Path(args.image)), "board_image_size": [w, h]}
     save_calibration(args.out, Calibration(intr, lock, extra))

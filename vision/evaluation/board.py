@@ -79,7 +79,8 @@ class ImageRecord:
     reason: str = ""
 
 
-def evaluate_image(label: Label, finder: Finder, image: NDArray[np.uint8] | None = None) -> ImageRecord:
+def evaluate_image(label: Label, finder: Finder,
+                   image: NDArray[np.uint8] | None = None) -> ImageRecord:
     """Run ``finder`` on one labelled image and compare with the label."""
     if image is None:
         image = cv2.imread(str(label.image_path), cv2.IMREAD_COLOR)

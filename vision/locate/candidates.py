@@ -106,7 +106,8 @@ def fit_ellipse(points: FloatArray, config: LocateConfig) -> Ellipse | None:
     r = np.hypot(x, y)
     # Deviation in pixels along the radius, relative to the mean radius.
     scale = math.sqrt(a * b)
-    residual = float(np.median(np.abs(r - 1.0) * np.hypot(x * a, y * b) / np.maximum(r, 1e-9))) / scale
+    dev_px = np.abs(r - 1.0) * np.hypot(x * a, y * b) / np.maximum(r, 1e-9)
+    residual = float(np.median(dev_px)) / scale
     if residual > max(config.max_fit_residual, config.min_residual_px / scale):
         return None
     bins = ((np.arctan2(y, x) + math.pi) / (2 * math.pi) * _COVERAGE_BINS).astype(np.int64)
@@ -193,7 +194,7 @@ def _enclosed_regions(inverse: NDArray[np.uint8], config: LocateConfig) -> list[
         cnts, _ = cv2.findContours(sub, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
         if not cnts:
             continue
-        pts = max(cnts, key=len).reshape(-1, 2).astype(np.float64) + (x0, y0)
+        pts = max(cnts, key=len).reshape(-1, 2).astype(np.float64) + np.array([x0, y0])
         ell = fit_ellipse(pts, config)
         if ell is None:
             ell = fit_square(pts, config)

@@ -29,8 +29,8 @@ from vision.locate.config import LocateConfig
 from vision.locate.fit import (
     EdgeConfig,
     best_window,
-    coarse_align,
     chequer_contrast,
+    coarse_align,
     fit_rings,
     grid_contrast,
     plausible_grid,
@@ -87,7 +87,7 @@ def candidates_on_grid(ells: list[Ellipse], H: FloatArray, radius: float,
     cells = set()
     for k in np.flatnonzero(ok):
         n0 = node[k]
-        p = apply_h(H, np.array([n0, n0 + (radius, 0.0), n0 + (0.0, radius)]))
+        p = apply_h(H, np.array([n0, n0 + np.array([radius, 0.0]), n0 + np.array([0.0, radius])]))
         u, v = p[1] - p[0], p[2] - p[0]
         expected = math.sqrt(abs(u[0] * v[1] - u[1] * v[0]))
         if abs(math.sqrt(ells[k].a * ells[k].b) / max(expected, 1e-9) - 1.0) < config.size_tol:
@@ -135,15 +135,15 @@ def fit_grid(gray_work: NDArray[np.float32], hyps: list[LatticeHypothesis],
         if n_cand < config.min_candidates_on_grid:
             log.debug("rejected: %d ring candidates on the grid", n_cand)
             continue
-        on, off = grid_contrast(gray_work, Hf, rf, edge)
+        on_sup, off_sup = grid_contrast(gray_work, Hf, rf, edge)
         # Enough cells must show most of their outline (texture spreads weak support evenly).
-        if (on >= config.cell_seen_support).sum() < config.min_cells_seen:
-            log.debug("rejected: %d cells seen (%s)", (on >= config.cell_seen_support).sum(),
-                      edge.mode)
+        seen = int((on_sup >= config.cell_seen_support).sum())
+        if seen < config.min_cells_seen:
+            log.debug("rejected: %d cells seen (%s)", seen, edge.mode)
             continue
         # The grid must stand out both from itself moved half a cell and from the ring of
         # positions around it (a pattern that goes on is not a board).
-        contrast = min(float(on.mean() - off.mean()), inner - outer)
+        contrast = min(float(on_sup.mean() - off_sup.mean()), inner - outer)
         if contrast < config.min_ring_contrast:
             log.debug("rejected: ring contrast %.2f", contrast)
             continue

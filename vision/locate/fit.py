@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, replace
+from typing import Any
 
 import cv2
 import numpy as np
@@ -24,7 +25,7 @@ FloatArray = NDArray[np.float64]
 GRID_NODES = np.array([(m, n) for n in range(4) for m in range(4)], dtype=np.float64)
 
 
-def sample(image: NDArray, xs: NDArray, ys: NDArray) -> NDArray[np.float32]:
+def sample(image: NDArray[Any], xs: NDArray[Any], ys: NDArray[Any]) -> NDArray[np.float32]:
     """Bilinear samples of ``image`` at float coordinates of any shape (grey values for a
     BGR image). ``cv2.remap`` limits map sizes, so the points go in rows of 1024."""
     shape = np.shape(xs)
@@ -97,7 +98,8 @@ def ring_model_points(radius: float, n: int, shape: str = "circle",
     return pts, np.tile(nrm, (len(nodes), 1))
 
 
-def image_normals(H: FloatArray, pts: FloatArray, radial: FloatArray, eps: float = 1e-3) -> FloatArray:
+def image_normals(H: FloatArray, pts: FloatArray, radial: FloatArray,
+                  eps: float = 1e-3) -> FloatArray:
     """Unit image directions of small steps along ``radial`` from ``pts`` (grid plane)."""
     p0 = apply_h(H, pts)
     p1 = apply_h(H, pts + eps * radial)
@@ -106,7 +108,7 @@ def image_normals(H: FloatArray, pts: FloatArray, radial: FloatArray, eps: float
 
 
 def edge_search(
-    gray_f: NDArray[np.float32], pts_px: FloatArray, normals: FloatArray, reach_px: float,
+    gray_f: NDArray[Any], pts_px: FloatArray, normals: FloatArray, reach_px: float,
     config: EdgeConfig, polarity: int | None = None,
 ) -> tuple[FloatArray, FloatArray]:
     """Strongest edge along each normal within ``reach_px``.

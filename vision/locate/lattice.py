@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import Any
 
 import cv2
 import numpy as np
@@ -39,7 +40,7 @@ class LatticeHypothesis:
     shape: str = "circle"
 
 
-def apply_h(H: FloatArray, pts: FloatArray) -> FloatArray:
+def apply_h(H: NDArray[Any], pts: NDArray[Any]) -> FloatArray:
     """Map (N, 2) points through a 3x3 homography."""
     p = np.asarray(pts, dtype=np.float64).reshape(-1, 2)
     q = p @ H[:, :2].T + H[:, 2]
@@ -93,8 +94,8 @@ def _collect(
     # Expected ring size there: the image of a radius-sized step around the node.
     n0 = node[idx]
     p0 = apply_h(H, n0)
-    px = apply_h(H, n0 + (radius, 0.0)) - p0
-    py = apply_h(H, n0 + (0.0, radius)) - p0
+    px = apply_h(H, n0 + np.array([radius, 0.0])) - p0
+    py = apply_h(H, n0 + np.array([0.0, radius])) - p0
     expected = np.sqrt(np.abs(px[:, 0] * py[:, 1] - px[:, 1] * py[:, 0]))
     got = np.array([math.sqrt(ells[k].a * ells[k].b) for k in idx])
     idx = idx[np.abs(got / np.maximum(expected, 1e-9) - 1.0) < config.size_tol]
@@ -109,7 +110,8 @@ def _collect(
     return sel, node[sel].astype(np.int64)
 
 
-def lattice_hypotheses(ells: list[Ellipse], config: LocateConfig, keep: int = 4) -> list[LatticeHypothesis]:
+def lattice_hypotheses(ells: list[Ellipse], config: LocateConfig,
+                       keep: int = 4) -> list[LatticeHypothesis]:
     """The best-supported lattice hypotheses, most inliers first.
 
     Parameters

@@ -37,7 +37,8 @@ def board_quads(gray: NDArray[np.uint8], config: LocateConfig) -> list[FloatArra
     -------
     list of (4, 2) float arrays, largest first.
     """
-    h, w = gray.shape
+    if gray.ndim != 2 or gray.dtype != np.uint8:
+        raise ValueError(f"gray must be a 2-D uint8 image, got {gray.dtype} {gray.shape}")
     found: list[tuple[float, FloatArray]] = []
     for mask in _region_masks(gray, config):
         found.extend(_quads_in(mask, config))
@@ -57,7 +58,7 @@ def _region_masks(gray: NDArray[np.uint8], config: LocateConfig) -> list[NDArray
     edges = cv2.Canny(g, config.quad_canny[0], config.quad_canny[1])
     edges = cv2.dilate(edges, np.ones((3, 3), np.uint8))
     masks = [cv2.bitwise_not(edges)]
-    h, w = gray.shape
+    w = gray.shape[1]
     k = max(3, int(config.quad_open_frac * w) | 1)
     kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k))
     block = max(3, int(config.quad_block_frac * w) | 1)

@@ -44,6 +44,7 @@ def draw_board(image: NDArray[np.uint8], view: BoardView | BoardNotFound, *,
         cv2.putText(out, f"no board: {reason}", (10, int(30 * font + 10)),
                     cv2.FONT_HERSHEY_SIMPLEX, font, NOT_FOUND_BGR, thick, cv2.LINE_AA)
         return out
+    assert isinstance(view, BoardView)
     shift = 4  # fixed-point bits: sub-pixel drawing
     k = float(1 << shift)
     corners = view.corners_px()
