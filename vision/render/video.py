@@ -23,6 +23,7 @@ from vision.render.compose import SceneRenderer, piece_ident
 from vision.render.effects import NoisePool, develop
 from vision.render.film import GameFilm, VideoConfig, ease
 from vision.render.games import GamePlan, expected_events, plan_game
+from vision.render.hands import ID_HAND
 from vision.render.labels import board_label, camera_label, write_label
 from vision.render.meshes import Drawable, piece_drawable
 from vision.render.raster import Painter, apply_grain, drawable_bbox, sort_back_to_front
@@ -90,6 +91,8 @@ def render_game(
     cache_key: tuple[Any, ...] | None = None
     static_lin = static_ids = static_dev = None
     static_drawables: list[Drawable] = []
+    board_mask: np.ndarray | None = None
+    last_over: dict[int, float] = {}  # gesture index -> last time a hand covered the board
     try:
         for k in range(n_frames):
             t = k / fps
@@ -125,6 +128,7 @@ def render_game(
                     static_lin, static_ids = rend.render_linear(statics + rend.clutter)
                     static_drawables = statics
                     cache_key = key
+                    board_mask = _board_mask(rend)
                 assert static_lin is not None
                 static_dev, _ = develop(
                     static_lin, eff, rend.lighting.illuminant, None, exposure_scale=exp
@@ -132,7 +136,7 @@ def render_game(
             assert static_lin is not None and static_ids is not None and static_dev is not None
             frame = static_dev.copy()
             if dynamic:
-                _composite(
+                over = _composite(
                     frame,
                     static_lin,
                     static_ids,
@@ -142,13 +146,19 @@ def render_game(
                     eff,
                     exp,
                     scene.texture_seed,
+                    board_mask,
                 )
+                if over:
+                    for i, g in enumerate(plan.gestures):
+                        if g.t_start <= t < g.t_hand_left:
+                            last_over[i] = t
             writer.write(noise.apply(frame))
             if progress is not None:
                 progress(k + 1, n_frames)
     finally:
         writer.release()
-    label = _video_label(out, seed, script, plan, scene, film, fps, n_frames)
+    measured = _hands_cleared(plan, last_over, fps)
+    label = _video_label(out, seed, script, measured, plan, scene, film, fps, n_frames)
     write_label(out.with_suffix(".json"), label)
     return label
 
@@ -183,13 +193,17 @@ def _composite(
     eff: Any,
     exposure: float,
     texture_seed: int,
-) -> None:
-    """Draw hands and moving pieces over the static layer; develop only their region."""
+    board_mask: np.ndarray | None,
+) -> bool:
+    """Draw hands and moving pieces over the static layer; develop only their region.
+
+    Returns whether any hand pixel covers the board's outline in the image.
+    """
     cam = rend.pin
     w, h = cam.intrinsics.size_wh
     boxes = [b for b in (drawable_bbox(d, cam, (w, h)) for d in dynamic) if b is not None]
     if not boxes:
-        return
+        return False
     lin = static_lin.copy()
     ids = static_ids.copy()
     # The hand's shadow: remove the lamps' direct share of light where it falls.
@@ -247,6 +261,34 @@ def _composite(
         full_wh=(w, h),
     )
     frame[y0 + 3 : y1 - 3, x0 + 3 : x1 - 3] = region[3:-3, 3:-3]
+    if board_mask is None:
+        return False
+    return bool(np.any((ids[y0:y1, x0:x1] == ID_HAND) & (board_mask[y0:y1, x0:x1] > 0)))
+
+
+def _board_mask(rend: SceneRenderer) -> np.ndarray | None:
+    """Pixels inside the board's top outline (pinhole canvas)."""
+    if rend.scene.spec is None:
+        return None
+    w, h = rend.pin.intrinsics.size_wh
+    mask = np.zeros((h, w), np.uint8)
+    corners = rend.pin.project(rend.scene.spec.corners())
+    cv2.fillConvexPoly(mask, np.round(corners).astype(np.int32), 1)
+    return mask
+
+
+def _hands_cleared(plan: GamePlan, last_over: dict[int, float], fps: float) -> GamePlan:
+    """The plan with each move's ``t_hand_left`` measured from the pixels: the first frame
+    after its piece is down in which no hand covers the board (what a watcher can see)."""
+    gestures = []
+    for i, g in enumerate(plan.gestures):
+        if g.kind == "move":
+            cleared = max(g.t_placed, last_over.get(i, g.t_placed) + 1.0 / fps)
+            g = dataclasses.replace(g, t_hand_left=round(min(cleared, g.t_hand_left), 3))
+        gestures.append(g)
+    measured = dataclasses.replace(plan, gestures=gestures)
+    measured.events = expected_events(measured, Rules.classic())
+    return measured
 
 
 def _video_label(
@@ -254,11 +296,14 @@ def _video_label(
     seed: int,
     script: str,
     plan: GamePlan,
+    scripted: GamePlan,
     scene: Scene,
     film: GameFilm,
     fps: float,
     n_frames: int,
 ) -> dict[str, Any]:
+    """The sidecar label; ``plan`` has the measured hand times, ``scripted`` the planned ones."""
+    exits = {(g.kind, g.t_start): g.t_hand_left for g in scripted.gestures}
     segments = []
     starts = [0.0] + [round(t + film.cfg.bump_duration_s, 3) for t in plan.camera_bumps]
     for cam, t0 in zip(film.cameras, starts, strict=True):
@@ -281,8 +326,9 @@ def _video_label(
             "name": g.cell.name,
             "piece": g.piece.attributes if g.piece else None,
             "t_placed": g.t_placed,
-            "t_hand_left": g.t_hand_left,
+            "t_hand_left": g.t_hand_left,  # no hand over the board any more (from the pixels)
             "t_hand_enter": g.t_start,
+            "t_hand_exit": exits[(g.kind, g.t_start)],  # the hand is out of the scene
         }
         for g in plan.moves
     ]
