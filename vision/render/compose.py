@@ -34,7 +34,7 @@ from vision.render.raster import (
     texture_to_board_homography,
 )
 from vision.render.scene import Scene, piece_footprint
-from vision.render.shading import Lighting, ShadowConfig, contact_mask, shadow_masks
+from vision.render.shading import Lighting, Occluders, ShadowConfig, contact_mask, shadow_masks
 from vision.render.textures import board_texture, room_texture, table_texture
 
 logger = logging.getLogger(__name__)
@@ -217,7 +217,8 @@ class SceneRenderer:
             canvas = canvas + (blurred - canvas) * far[:, :, None]
         canvas = np.ascontiguousarray(canvas, dtype=np.float32)
         ids = np.zeros((h, w), np.uint16)
-        painter = Painter(canvas, ids, cam, self.lighting)
+        occluders = Occluders.from_drawables([d for d in drawables if d.kind == "piece"])
+        painter = Painter(canvas, ids, cam, self.lighting, occluders=occluders)
         if spec is not None and self.board_rgba is not None:
             painter.draw(Drawable(ID_BOARD, [self.board_side], np.zeros(3), kind="board"))
             self._draw_board_top(canvas, ids, on_board, contact, (hs, ws))

@@ -148,8 +148,12 @@ def piece_drawable(ident: int, placement: Placement, pset: PieceSet) -> Drawable
     else:
         bands = [(0.0, height - c, 1.0)]
     for z0, z1, shade in bands:
-        v, n = prism_sides(outline, z0, z1, pos, placement.yaw_deg)
-        groups.append(FaceGroup(v, n, albedo * shade, PART_SIDE, gloss * shade, shin))
+        # Tall bands are cut into rows so shadows of neighbours can fall on part of a side.
+        rows = max(1, round((z1 - z0) / (0.4 * foot)))
+        for k in range(rows):
+            za, zb = z0 + (z1 - z0) * k / rows, z0 + (z1 - z0) * (k + 1) / rows
+            v, n = prism_sides(outline, za, zb, pos, placement.yaw_deg)
+            groups.append(FaceGroup(v, n, albedo * shade, PART_SIDE, gloss * shade, shin))
     v, n = prism_sides(outline, height - c, height, pos, placement.yaw_deg, top_scale)
     groups.append(FaceGroup(v, n, albedo * 1.05, PART_TOP, gloss, shin))
     cap = _place(outline * top_scale, height, pos, placement.yaw_deg)[None]

@@ -17,7 +17,7 @@ import numpy as np
 
 from vision.geometry.camera import Camera
 from vision.render.meshes import PART_TOP, Drawable
-from vision.render.shading import Lighting
+from vision.render.shading import Lighting, Occluders
 
 ID_BOARD = 1
 NEAR_M = 0.03  # nearest depth drawn, metres: closer faces would smear across the frame
@@ -128,6 +128,7 @@ class Painter:
         camera: Camera,
         lighting: Lighting | None,
         offset_xy: tuple[float, float] = (0.0, 0.0),
+        occluders: Occluders | None = None,
     ) -> None:
         self.canvas = canvas
         self.ids = ids
@@ -135,6 +136,7 @@ class Painter:
         self.lighting = lighting
         self.eye = camera.pose.camera_center
         self.offset = np.asarray(offset_xy, dtype=np.float64)
+        self.occluders = occluders
 
     def _px(self, pts: np.ndarray) -> np.ndarray:
         return self.camera.project(pts) - self.offset
@@ -153,6 +155,7 @@ class Painter:
 
     def draw(self, d: Drawable) -> None:
         """Front-facing faces of ``d``, then its bore (inner wall, then the visible bottom)."""
+        visible = []
         for g in d.groups:
             _F, K, _ = g.verts.shape
             centres = g.verts.mean(axis=1)
@@ -163,17 +166,28 @@ class Painter:
             # projected through it (an arm passing beside the camera).
             depth = self.camera.depth(g.verts.reshape(-1, 3)).reshape(-1, K)
             front &= depth.min(axis=1) > NEAR_M
-            if not front.any():
-                continue
-            idx = np.nonzero(front)[0]
+            if front.any():
+                visible.append((g, np.nonzero(front)[0], centres))
+        vis_all = None
+        shading = self.canvas is not None and self.lighting is not None
+        if shading and self.occluders is not None and d.kind == "piece" and visible:
+            assert self.lighting is not None
+            pts = np.concatenate([c[idx] for _, idx, c in visible])
+            vis_all = self.occluders.visibility(pts, self.lighting, d.ident)
+        start = 0
+        for g, idx, centres in visible:
+            K = g.verts.shape[1]
             px = self._px(g.verts[idx].reshape(-1, 3)).reshape(len(idx), K, 2)
             colours = None
-            if self.canvas is not None and self.lighting is not None:
+            if shading:
+                assert self.lighting is not None
                 alb = g.albedo if g.albedo.ndim == 1 else g.albedo[idx]
                 alb = np.broadcast_to(alb, (len(idx), 3))
+                vis = None if vis_all is None else vis_all[:, start : start + len(idx)]
                 colours = self.lighting.shade_faces(
-                    centres[idx], g.normals[idx], alb, g.gloss, g.shininess, self.eye
+                    centres[idx], g.normals[idx], alb, g.gloss, g.shininess, self.eye, vis
                 )
+            start += len(idx)
             for k in range(len(idx)):
                 self._fill(px[k], None if colours is None else colours[k], d.ident + g.part)
         if d.hole is not None:

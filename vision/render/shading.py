@@ -76,15 +76,89 @@ class Lighting:
         gloss: float,
         shininess: float,
         eye: np.ndarray,
+        visibility: np.ndarray | None = None,
     ) -> np.ndarray:
-        """Outgoing linear RGB of flat faces ``(N, 3)``."""
+        """Outgoing linear RGB of flat faces ``(N, 3)``; ``visibility`` ``(L, N)`` in 0..1 is
+        how much of each lamp a face sees past other objects (cast shadows)."""
         d = self.direct(centres, normals)  # (L, N)
+        if visibility is not None:
+            d = d * visibility
         hemi = 0.65 + 0.35 * normals[:, 2:3]  # walls see less of the bright room than tops
         rgb = albedo * (self.ambient[None, :] * hemi + d.T @ self.colours)
         if gloss > 0:
             s = self.specular(centres, normals, eye, shininess)
+            if visibility is not None:
+                s = s * visibility
             rgb = rgb + gloss * (s.T @ self.colours)
         return rgb
+
+
+@dataclass(frozen=True)
+class Occluders:
+    """Standing objects as vertical cylinders, for shadows cast on other objects' faces."""
+
+    centres: np.ndarray  # (M, 2)
+    radii: np.ndarray  # (M,)
+    z0: np.ndarray  # (M,)
+    z1: np.ndarray  # (M,)
+    idents: np.ndarray  # (M,)
+
+    @classmethod
+    def from_drawables(cls, drawables: list[Drawable]) -> Occluders:
+        rows = []
+        for d in drawables:
+            if d.contact is None:
+                continue
+            base, radius = d.contact
+            top = max(float(g.verts[..., 2].max()) for g in d.groups)
+            rows.append((base[0], base[1], radius, base[2], top, d.ident))
+        a = np.array(rows, dtype=np.float64).reshape(-1, 6)
+        return cls(a[:, :2], a[:, 2], a[:, 3], a[:, 4], a[:, 5].astype(int))
+
+    def visibility(
+        self,
+        points: np.ndarray,
+        lighting: Lighting,
+        skip_ident: int,
+        spread: tuple[tuple[float, float], ...] = ((0, 0), (1, 0), (-0.5, 0.87), (-0.5, -0.87)),
+    ) -> np.ndarray:
+        """``(L, N)`` share of each lamp's samples that ``points`` see unblocked.
+
+        Notes
+        -----
+        Each lamp is sampled at its centre and three points on a circle of its radius (soft
+        penumbrae); a sample is blocked when the segment to it passes through a cylinder:
+        the overlap of the segment's parameter ranges inside the circle (a quadratic) and
+        inside the height span.
+        """
+        keep = self.idents != skip_ident
+        n, L = len(points), len(lighting.positions)
+        out = np.ones((L, n))
+        if not keep.any() or n == 0:
+            return out
+        c, r = self.centres[keep], self.radii[keep]
+        z0, z1 = self.z0[keep], self.z1[keep]
+        p = points[:, None, :]  # (N, 1, 3)
+        for li, (lpos, lrad) in enumerate(zip(lighting.positions, lighting.radii, strict=True)):
+            seen = np.zeros(n)
+            for ox, oy in spread:
+                d = (lpos + np.array([ox * lrad, oy * lrad, 0.0]))[None, None, :] - p  # (N,1,3)
+                fx, fy = p[..., 0] - c[None, :, 0], p[..., 1] - c[None, :, 1]  # (N, M)
+                a = d[..., 0] ** 2 + d[..., 1] ** 2 + 1e-12
+                b = 2 * (fx * d[..., 0] + fy * d[..., 1])
+                cc = fx**2 + fy**2 - r[None, :] ** 2
+                disc = b * b - 4 * a * cc
+                sq = np.sqrt(np.clip(disc, 0, None))
+                s1, s2 = (-b - sq) / (2 * a), (-b + sq) / (2 * a)
+                dz = np.where(np.abs(d[..., 2]) < 1e-9, 1e-9, d[..., 2])
+                t0 = (z0[None, :] - p[..., 2]) / dz
+                t1 = (z1[None, :] - p[..., 2]) / dz
+                lo = np.maximum.reduce([s1, np.minimum(t0, t1), np.full_like(s1, 1e-4)])
+                hi = np.minimum.reduce([s2, np.maximum(t0, t1), np.ones_like(s1)])
+                blocked = ((disc > 0) & (lo < hi)).any(axis=1)
+                seen += ~blocked
+            out[li] = seen / len(spread)
+        return out
 
 
 def _shadow_polygon(
