@@ -22,6 +22,23 @@ PART_TOP = 1
 ROUND_SEGMENTS = 36
 
 
+@dataclass(frozen=True)
+class PieceShape:
+    """Small details of a turned or sawn Quarto piece (shares of its footprint width)."""
+
+    sanded_corner: float = 0.06  # square pieces: corner bevel, share of the side
+    groove_width: float = 0.03  # the turned line, share of the footprint (at least 0.7 mm)
+    groove_min_m: float = 0.0007
+    groove_shade: float = 0.3  # the groove's floor gets this share of the light
+    row_height: float = 0.4  # side rows for cast shadows, share of the footprint
+    top_bevel_brightness: float = 1.05  # the bevelled top edge catches a little more light
+    shininess_wood: float = 14.0  # waxed wood: broad, faint highlight
+    shininess_plastic: float = 40.0  # plastic: tighter highlight
+
+
+PIECE_SHAPE = PieceShape()
+
+
 @dataclass
 class FaceGroup:
     """``F`` planar faces of ``K`` vertices each, world metres, with outward normals."""
@@ -111,7 +128,9 @@ def prism_sides(
     return verts, normals
 
 
-def piece_drawable(ident: int, placement: Placement, pset: PieceSet) -> Drawable:
+def piece_drawable(
+    ident: int, placement: Placement, pset: PieceSet, shape: PieceShape = PIECE_SHAPE
+) -> Drawable:
     """Mesh of one Quarto piece: body split at the groove, a bevelled top, maybe a bore."""
     piece = placement.piece
     pos = np.asarray(placement.position_m, dtype=np.float64)
@@ -123,7 +142,7 @@ def piece_drawable(ident: int, placement: Placement, pset: PieceSet) -> Drawable
         outline = circle(foot / 2.0, ROUND_SEGMENTS)
     else:
         h = foot / 2.0
-        b = 0.12 * h  # sanded corners
+        b = 2.0 * shape.sanded_corner * h
         outline = np.array(
             [
                 [h, -h + b],
@@ -139,23 +158,25 @@ def piece_drawable(ident: int, placement: Placement, pset: PieceSet) -> Drawable
     c = pset.chamfer_m
     top_scale = 1.0 - 2.0 * c / foot
     groups: list[FaceGroup] = []
-    gloss, shin = pset.gloss, 40.0 if pset.material == "plastic" else 14.0
+    gloss = pset.gloss
+    shin = shape.shininess_plastic if pset.material == "plastic" else shape.shininess_wood
     bands: list[tuple[float, float, float]] = []  # (z0, z1, shade)
     if pset.groove:
         g = (pset.groove_tall_frac if tall else pset.groove_short_frac) * height
-        gw = max(0.0007, 0.03 * foot) / 2.0
-        bands = [(0.0, g - gw, 1.0), (g - gw, g + gw, 0.3), (g + gw, height - c, 1.0)]
+        gw = max(shape.groove_min_m, shape.groove_width * foot) / 2.0
+        dark = shape.groove_shade
+        bands = [(0.0, g - gw, 1.0), (g - gw, g + gw, dark), (g + gw, height - c, 1.0)]
     else:
         bands = [(0.0, height - c, 1.0)]
     for z0, z1, shade in bands:
         # Tall bands are cut into rows so shadows of neighbours can fall on part of a side.
-        rows = max(1, round((z1 - z0) / (0.4 * foot)))
+        rows = max(1, round((z1 - z0) / (shape.row_height * foot)))
         for k in range(rows):
             za, zb = z0 + (z1 - z0) * k / rows, z0 + (z1 - z0) * (k + 1) / rows
             v, n = prism_sides(outline, za, zb, pos, placement.yaw_deg)
             groups.append(FaceGroup(v, n, albedo * shade, PART_SIDE, gloss * shade, shin))
     v, n = prism_sides(outline, height - c, height, pos, placement.yaw_deg, top_scale)
-    groups.append(FaceGroup(v, n, albedo * 1.05, PART_TOP, gloss, shin))
+    groups.append(FaceGroup(v, n, albedo * shape.top_bevel_brightness, PART_TOP, gloss, shin))
     cap = _place(outline * top_scale, height, pos, placement.yaw_deg)[None]
     groups.append(FaceGroup(cap, np.array([[0.0, 0.0, 1.0]]), albedo, PART_TOP, gloss, shin))
     hole = None
