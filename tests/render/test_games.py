@@ -116,4 +116,8 @@ def test_same_seed_same_video(tmp_path) -> None:  # type: ignore[no-untyped-def]
     a = render_game(tmp_path / "a.mp4", 9, "hover", size_wh=(192, 108), fps=10.0, max_moves=5)
     b = render_game(tmp_path / "b.mp4", 9, "hover", size_wh=(192, 108), fps=10.0, max_moves=5)
     assert a["hovers"] and {**a, "video": ""} == {**b, "video": ""}
+    hover = a["hovers"][0]
+    assert hover["t_start"] < hover["t_hand_left"] <= hover["t_end"]
+    for m in a["moves"]:
+        assert m["t_placed"] < m["t_hand_left"] <= m["t_hand_exit"]
     assert (tmp_path / "a.mp4").read_bytes() == (tmp_path / "b.mp4").read_bytes()

@@ -278,14 +278,13 @@ def _board_mask(rend: SceneRenderer) -> np.ndarray | None:
 
 
 def _hands_cleared(plan: GamePlan, last_over: dict[int, float], fps: float) -> GamePlan:
-    """The plan with each move's ``t_hand_left`` measured from the pixels: the first frame
-    after its piece is down in which no hand covers the board (what a watcher can see)."""
+    """The plan with each gesture's ``t_hand_left`` measured from the pixels: the first frame
+    after its piece is down (hover: after it turns back; nudge: after the push) in which no
+    hand covers the board, which is what a watcher can see."""
     gestures = []
     for i, g in enumerate(plan.gestures):
-        if g.kind == "move":
-            cleared = max(g.t_placed, last_over.get(i, g.t_placed) + 1.0 / fps)
-            g = dataclasses.replace(g, t_hand_left=round(min(cleared, g.t_hand_left), 3))
-        gestures.append(g)
+        cleared = max(g.t_placed, last_over.get(i, g.t_placed) + 1.0 / fps)
+        gestures.append(dataclasses.replace(g, t_hand_left=round(min(cleared, g.t_hand_left), 3)))
     measured = dataclasses.replace(plan, gestures=gestures)
     measured.events = expected_events(measured, Rules.classic())
     return measured
@@ -359,7 +358,8 @@ def _video_label(
                 "col": g.cell.col,
                 "name": g.cell.name,
                 "t_start": g.t_start,
-                "t_end": g.t_hand_left,
+                "t_hand_left": g.t_hand_left,
+                "t_end": exits[(g.kind, g.t_start)],
             }
             for g in plan.gestures
             if g.kind == "hover"
@@ -370,7 +370,8 @@ def _video_label(
                 "col": g.cell.col,
                 "name": g.cell.name,
                 "t_start": g.t_start,
-                "t_end": g.t_hand_left,
+                "t_hand_left": g.t_hand_left,
+                "t_end": exits[(g.kind, g.t_start)],
                 "offset_m": list(g.nudge_m),
                 "yaw_deg": g.nudge_yaw_deg,
             }
