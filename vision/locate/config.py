@@ -109,8 +109,8 @@ class LocateConfig:
     #: Coarse search before the fit: grid scalings and shifts (pitches) tried around a guess.
     #: The outline guess errs by up to a third of a cell (pitch/side ratio 0.17-0.19 of the
     #: side; the side face taken for the top); a lattice guess by a tenth.
-    coarse_scales: tuple[float, ...] = (0.9, 0.95, 1.0, 1.05, 1.1)
-    coarse_shifts: tuple[float, ...] = (-0.4, -0.2, 0.0, 0.2, 0.4)
+    coarse_scales: tuple[float, ...] = (0.9, 1.0, 1.1)
+    coarse_shifts: tuple[float, ...] = (-0.3, 0.0, 0.3)
     #: Edge search half-lengths of the successive fitting rounds, as shares of the cell
     #: pitch in the image: wide first (the lattice guess may be off by a fifth of a cell).
     reach_schedule: tuple[float, ...] = (0.2, 0.12, 0.06, 0.03)
@@ -124,6 +124,9 @@ class LocateConfig:
     #: Largest ratio of opposite sides of the 4x4 grid's image: a wide lens close to the
     #: board at 25 degrees elevation gives about 2.
     max_foreshortening: float = 3.0
+    #: Moving the 4x4 window by a row must gain this much ring support (in whole outlines):
+    #: the big circle and board edge cross the positions just outside a Gigamic grid.
+    window_shift_margin: float = 1.0
     #: Board side over pitch searched per layout (Gigamic about 5.5, home-made about 4.5).
     diagonal_side_range: tuple[float, float] = (5.0, 6.3)
     axis_side_range: tuple[float, float] = (3.9, 5.2)

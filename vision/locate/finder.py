@@ -119,7 +119,8 @@ def fit_grid(gray_work: NDArray[np.float32], hyps: list[LatticeHypothesis],
         reaches = tuple(max(1.0, f * pitch) for f in config.reach_schedule)
         Hf, rf, _, edge = fit_rings(gray_work, H, radius, reaches, edge)
         for _round in range(3):
-            (dx, dy), inner, outer = best_window(gray_work, Hf, rf, edge)
+            (dx, dy), inner, outer = best_window(gray_work, Hf, rf, edge,
+                                                 config.window_shift_margin)
             if (dx, dy) == (0, 0) or _round == 2:
                 break
             # Node (dx, dy) of the old grid becomes the new origin.

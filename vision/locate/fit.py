@@ -275,19 +275,26 @@ def coarse_align(gray_f: NDArray[np.float32], H: FloatArray, radius: float,
         Shifts along each grid axis, in pitches.
     """
     pts, rad = ring_model_points(radius, max(8, config.samples_per_ring // 2), config.shape)
-    variants = []
-    c = 1.5
-    for sc in scales:
-        for dx in shifts:
-            for dy in shifts:
-                T = np.array([[sc, 0.0, c - sc * c + dx], [0.0, sc, c - sc * c + dy],
-                              [0.0, 0.0, 1.0]])
-                variants.append(H @ T)
-    px = np.vstack([apply_h(Hv, pts) for Hv in variants])
-    nrm = np.vstack([image_normals(Hv, pts, rad) for Hv in variants])
-    off, _ = edge_search(gray_f, px, nrm, tol_px, replace(config, mode="edge", polarity=0))
-    score = np.isfinite(off).reshape(len(variants), -1).mean(axis=1)
-    return variants[int(np.argmax(score))]
+    flat = replace(config, mode="edge", polarity=0)
+    best = H
+    # Coarse to fine: the full set of scales and shifts, then a third of the steps around
+    # the winner.
+    for shrink in (1.0, 1.0 / 3.0):
+        c = 1.5
+        variants = []
+        for sc in scales:
+            sc = 1.0 + (sc - 1.0) * shrink
+            for dx in shifts:
+                for dy in shifts:
+                    T = np.array([[sc, 0.0, c - sc * c + dx * shrink],
+                                  [0.0, sc, c - sc * c + dy * shrink], [0.0, 0.0, 1.0]])
+                    variants.append(best @ T)
+        px = np.vstack([apply_h(Hv, pts) for Hv in variants])
+        nrm = np.vstack([image_normals(Hv, pts, rad) for Hv in variants])
+        off, _ = edge_search(gray_f, px, nrm, tol_px, flat)
+        score = np.isfinite(off).reshape(len(variants), -1).mean(axis=1)
+        best = variants[int(np.argmax(score))]
+    return best
 
 
 def ring_support(gray_f: NDArray[np.float32], H: FloatArray, radius: float, config: EdgeConfig,
@@ -370,12 +377,15 @@ def plausible_grid(H: FloatArray, size_wh: tuple[int, int], min_pitch_px: float,
 
 
 def best_window(gray_f: NDArray[np.float32], H: FloatArray, radius: float,
-                config: EdgeConfig) -> tuple[tuple[int, int], float, float]:
+                config: EdgeConfig, margin: float = 0.0) -> tuple[tuple[int, int], float, float]:
     """Shift of the 4x4 window, within one ring, that holds the most ring support.
 
     A lattice found from a few rings can be placed one row or column off; rings just outside
     the true board have little support (or are not there at all), so the window with the
     largest summed support over a 6x6 extended lattice is the board.
+
+    A shift must gain ``margin`` (in whole outlines' worth of support) over the current
+    window: the big circle and the board's edge pass through the positions just outside.
 
     Returns the shift, the mean support of the 16 cells in the best window and of the 20
     positions around it (high for a pattern that goes on: tiles, a chequered cloth).
@@ -389,12 +399,15 @@ def best_window(gray_f: NDArray[np.float32], H: FloatArray, radius: float,
     off, _ = edge_search(gray_f, px, nrm, 1.5, config)
     hit = (np.isfinite(off) & inside).reshape(36, -1).mean(axis=1)
     sup = hit.reshape(6, 6)  # [n + 1, m + 1]
-    best, best_off = float(sup[1:5, 1:5].sum()), (0, 0)
+    here = float(sup[1:5, 1:5].sum())
+    best, best_off = here + margin, (0, 0)
     for oy in range(3):
         for ox in range(3):
             s = float(sup[oy : oy + 4, ox : ox + 4].sum())
             if s > best + 1e-9:
                 best, best_off = s, (ox - 1, oy - 1)
+    if best_off == (0, 0):
+        best = here
     inner = best / 16.0
     outer = (float(sup.sum()) - best) / 20.0
     return best_off, inner, outer
