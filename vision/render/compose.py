@@ -33,7 +33,7 @@ from vision.render.raster import (
     sort_back_to_front,
     texture_to_board_homography,
 )
-from vision.render.scene import Scene, piece_footprint
+from vision.render.scene import Scene
 from vision.render.shading import Lighting, Occluders, ShadowConfig, contact_mask, shadow_masks
 from vision.render.textures import board_texture, room_texture, table_texture
 
@@ -319,10 +319,3 @@ class SceneRenderer:
                 borderMode=cv2.BORDER_REPLICATE,
             )
         return canvas
-
-
-def footprint_of(scene: Scene, code: int) -> float:
-    for pl in scene.placements:
-        if pl.piece.code == code:
-            return piece_footprint(scene.piece_set, pl.piece)
-    raise ValueError(f"piece code {code} is not in the scene")

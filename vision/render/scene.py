@@ -300,8 +300,9 @@ def _sample_clutter(
                 taken.append((x, y))
                 grey = float(rng.uniform(0.02, 0.6))
                 tint = rng.uniform(0.6, 1.0, 3)  # everyday objects: mostly muted colours
-                rgb = tuple(float(v) for v in grey * tint / tint.max())
-                out.append(Clutter(kind, (x, y), float(rng.uniform(0, 180)), (sx, sy, sz), rgb))  # type: ignore[arg-type]
+                c = grey * tint / tint.max()
+                rgb = (float(c[0]), float(c[1]), float(c[2]))
+                out.append(Clutter(kind, (x, y), float(rng.uniform(0, 180)), (sx, sy, sz), rgb))
                 break
     return out
 
