@@ -1,8 +1,8 @@
 """``quarto-vision render stills N OUTDIR --seed S`` and ``render game OUT.mp4 --seed S``.
 
-Stills are ``OUTDIR/NNNN.jpg`` with a sidecar ``NNNN.json`` label each; image ``i`` uses seed
-``S + i``, so any single image can be remade alone. A game is an MP4 with a sidecar ``.json``
-holding every move, Quarto event, camera bump and lighting change.
+Stills are ``OUTDIR/[PREFIX]NNNNNN.jpg`` (the 6-digit seed) with a sidecar ``.json`` label each;
+image ``i`` uses seed ``S + i``, so any single image can be remade alone. A game is an MP4
+with a sidecar ``.json`` holding every move, Quarto event, camera bump and lighting change.
 """
 
 from __future__ import annotations
@@ -105,7 +105,12 @@ def register(subparsers: Any) -> None:
     )
     g.add_argument("--style", choices=BOARD_STYLES, help="board style (default: sampled)")
     g.add_argument("--size", type=_size, default=(1280, 720), help="WxH (default 1280x720)")
-    g.add_argument("--fps", type=float, default=15.0, help="frames per second (10-30)")
+    g.add_argument(
+        "--fps",
+        type=float,
+        default=15.0,
+        help="frames per second (default 15; 10-30 is typical of webcams; 5-60 accepted)",
+    )
     g.add_argument(
         "--max-moves",
         type=int,
