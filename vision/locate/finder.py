@@ -113,7 +113,6 @@ def fit_grid(gray_work: NDArray[np.float32], hyps: list[LatticeHypothesis],
             scored.append((sup, H, hyp.radius, e, rough))
     scored.sort(key=lambda s: -s[0])
     best: tuple[FloatArray, float, float, EdgeConfig, LayoutFit] | None = None
-    size_wh = (gray_work.shape[1], gray_work.shape[0])
     for _, H, radius, edge, _rough in scored[: config.max_refined_hypotheses]:
         pitch = _pitch_px(H)
         reaches = tuple(max(1.0, f * pitch) for f in config.reach_schedule)
@@ -126,38 +125,49 @@ def fit_grid(gray_work: NDArray[np.float32], hyps: list[LatticeHypothesis],
             # Node (dx, dy) of the old grid becomes the new origin.
             Hf = Hf @ np.array([[1.0, 0.0, dx], [0.0, 1.0, dy], [0.0, 0.0, 1.0]])
             Hf, rf, _, edge = fit_rings(gray_work, Hf, rf, reaches[-2:], edge)
-        if not plausible_grid(Hf, size_wh, config.min_ring_axis_px, config.max_foreshortening):
-            log.debug("rejected: implausible grid")
-            continue
-        if chequer_contrast(gray_work, Hf) > config.max_chequer_contrast:
-            log.debug("rejected: chequered pattern")
-            continue
-        n_cand = candidates_on_grid(ells or [], Hf, rf, config)
-        if n_cand < config.min_candidates_on_grid:
-            log.debug("rejected: %d ring candidates on the grid", n_cand)
-            continue
-        on_sup, off_sup = grid_contrast(gray_work, Hf, rf, edge)
-        # Enough cells must show most of their outline (texture spreads weak support evenly).
-        seen = int((on_sup >= config.cell_seen_support).sum())
-        if seen < config.min_cells_seen:
-            log.debug("rejected: %d cells seen (%s)", seen, edge.mode)
-            continue
-        # The grid must stand out both from itself moved half a cell and from the ring of
-        # positions around it (a pattern that goes on is not a board).
-        contrast = min(float(on_sup.mean() - off_sup.mean()), inner - outer)
-        if contrast < config.min_ring_contrast:
-            log.debug("rejected: ring contrast %.2f", contrast)
-            continue
-        lay = fit_layout(gray_work, Hf, config, replace(edge, mode="edge", polarity=0))
-        if lay.frame_score < config.min_frame_support:
-            log.debug("rejected: no board around the grid (%.2f)", lay.frame_score)
-            continue
-        # Rings found independently as closed ellipses of the right size are the most
-        # specific evidence; each adds a little.
-        score = contrast + lay.frame_score + config.candidate_weight * n_cand
-        if best is None or score > best[2]:
-            best = (Hf, rf, score, edge, lay)
+        if (dx, dy) != (0, 0):
+            # Recompute the window figures for the grid as it now stands.
+            _, inner, outer = best_window(gray_work, Hf, rf, edge, config.window_shift_margin)
+        judged = _judge(gray_work, Hf, rf, edge, inner, outer, ells or [], config)
+        if judged is not None and (best is None or judged[0] > best[2]):
+            best = (Hf, rf, judged[0], edge, judged[1])
     return best
+
+
+def _judge(gray_work: NDArray[np.float32], Hf: FloatArray, rf: float, edge: EdgeConfig,
+           inner: float, outer: float, ells: list[Ellipse], config: LocateConfig,
+           ) -> tuple[float, LayoutFit] | None:
+    """Score of a fitted grid as a board, or None when it fails a check."""
+    size_wh = (gray_work.shape[1], gray_work.shape[0])
+    if not plausible_grid(Hf, size_wh, config.min_ring_axis_px, config.max_foreshortening):
+        log.debug("rejected: implausible grid")
+        return None
+    if chequer_contrast(gray_work, Hf) > config.max_chequer_contrast:
+        log.debug("rejected: chequered pattern")
+        return None
+    n_cand = candidates_on_grid(ells, Hf, rf, config)
+    if n_cand < config.min_candidates_on_grid:
+        log.debug("rejected: %d ring candidates on the grid", n_cand)
+        return None
+    on_sup, off_sup = grid_contrast(gray_work, Hf, rf, edge)
+    # Enough cells must show most of their outline (texture spreads weak support evenly).
+    seen = int((on_sup >= config.cell_seen_support).sum())
+    if seen < config.min_cells_seen:
+        log.debug("rejected: %d cells seen (%s)", seen, edge.mode)
+        return None
+    # The grid must stand out both from itself moved half a cell and from the ring of
+    # positions around it (a pattern that goes on is not a board).
+    contrast = min(float(on_sup.mean() - off_sup.mean()), inner - outer)
+    if contrast < config.min_ring_contrast:
+        log.debug("rejected: ring contrast %.2f", contrast)
+        return None
+    lay = fit_layout(gray_work, Hf, config, replace(edge, mode="edge", polarity=0))
+    if lay.frame_score < config.min_frame_support:
+        log.debug("rejected: no board around the grid (%.2f)", lay.frame_score)
+        return None
+    # Rings found independently as closed ellipses of the right size are the most specific
+    # evidence; each adds a little.
+    return contrast + lay.frame_score + config.candidate_weight * n_cand, lay
 
 
 def find_board(
