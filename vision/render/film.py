@@ -120,7 +120,7 @@ class GameFilm:
             if carried is not None:
                 d = piece_drawable(piece_ident(carried.piece.code), carried, pset)
                 if carried.position_m[2] > 1e-4:
-                    d.receiver_z, d.contact = 0.0, None
+                    d.receiver_z = 0.0  # its shadow falls on the board
                 dynamic.append(d)
         return list(static.values()), dynamic
 

@@ -29,7 +29,7 @@ from vision.render.meshes import Drawable, piece_drawable
 from vision.render.raster import Painter, apply_grain, drawable_bbox, sort_back_to_front
 from vision.render.rig import blend_cameras, camera_sample_from
 from vision.render.scene import Scene, SceneOptions, sample_scene
-from vision.render.shading import shadow_masks
+from vision.render.shading import Occluders, shadow_masks
 from vision.rules.lines import Rules
 
 logger = logging.getLogger(__name__)
@@ -228,13 +228,11 @@ def _composite(
                 int(ys.max() + 1) * step,
             )
         )
-        dark_full = cv2.resize(dark, (ws * step, hs * step), interpolation=cv2.INTER_LINEAR)[:h, :w]
-        lin *= (1.0 - dark_full)[:, :, None]
-    painter = Painter(lin, ids, cam, rend.lighting)
+    # Same painter as the static layer (cast shadows between pieces), so redrawn pieces match.
+    occluders = Occluders.from_drawables([d for d in statics + dynamic if d.kind == "piece"])
+    painter = Painter(lin, ids, cam, rend.lighting, occluders=occluders)
     for d in sort_back_to_front(dynamic, cam):
-        painter.draw(d)
-        if d.grain > 0:
-            apply_grain(lin, ids, d, cam, np.random.default_rng([texture_seed, d.ident]), 0.03)
+        _draw_with_grain(painter, d, texture_seed)
     far = max(float(cam.depth(d.anchor[None])[0]) for d in dynamic)
     x0 = min(b[0] for b in boxes)
     y0 = min(b[1] for b in boxes)
@@ -245,10 +243,12 @@ def _composite(
         b = drawable_bbox(d, cam, (w, h))
         if b is None or b[2] < x0 or b[0] > x1 or b[3] < y0 or b[1] > y1:
             continue
-        painter.draw(d)
-        if d.grain > 0:
-            foot = 2.0 * d.contact[1] if d.contact is not None else 0.03
-            apply_grain(lin, ids, d, cam, np.random.default_rng([texture_seed, d.ident]), foot)
+        _draw_with_grain(painter, d, texture_seed)
+    if len(xs):
+        # The hand's shadow takes away the lamps' direct light from everything but the hand.
+        dark_full = cv2.resize(dark, (ws * step, hs * step), interpolation=cv2.INTER_LINEAR)[:h, :w]
+        dark_full = np.where(ids == ID_HAND, 0.0, dark_full).astype(np.float32)
+        lin *= (1.0 - dark_full)[:, :, None]
     m = 8
     x0, y0, x1, y1 = max(0, x0 - m), max(0, y0 - m), min(w, x1 + m), min(h, y1 + m)
     region, _ = develop(
@@ -264,6 +264,14 @@ def _composite(
     if board_mask is None:
         return False
     return bool(np.any((ids[y0:y1, x0:x1] == ID_HAND) & (board_mask[y0:y1, x0:x1] > 0)))
+
+
+def _draw_with_grain(painter: Painter, d: Drawable, texture_seed: int) -> None:
+    painter.draw(d)
+    if d.grain > 0 and painter.canvas is not None:
+        foot = 2.0 * d.contact[1] if d.contact is not None else 0.03
+        rng = np.random.default_rng([texture_seed, d.ident])
+        apply_grain(painter.canvas, painter.ids, d, painter.camera, rng, foot)
 
 
 def _board_mask(rend: SceneRenderer) -> np.ndarray | None:
