@@ -158,13 +158,15 @@ def _refine_heights(
     blurs the square corners and the hole)."""
     factors = np.asarray(config.height_refine_factors)
     tall = fit.tall_probability >= 0.5
+    groups = (("short_m", fit.short_m, cells & ~tall), ("tall_m", fit.tall_m, cells & tall))
+    candidates = np.concatenate([h0 * factors for _, h0, _ in groups])
+    prof = outline_fit_profile(view, frames, patch, candidates)
+    k = len(factors)
     out = {}
-    for name, h0, members in (("short_m", fit.short_m, cells & ~tall),
-                              ("tall_m", fit.tall_m, cells & tall)):
-        if not np.any(members):
-            continue
-        prof = outline_fit_profile(view, frames, patch, h0 * factors)
-        out[name] = float(h0 * factors[int(np.argmax(prof[members].sum(axis=0)))])
+    for g, (name, h0, members) in enumerate(groups):
+        if np.any(members):
+            best = int(np.argmax(prof[members][:, g * k : (g + 1) * k].sum(axis=0)))
+            out[name] = float(h0 * factors[best])
     return dataclasses.replace(fit, **out)
 
 

@@ -83,21 +83,14 @@ def _templates() -> tuple[FloatArray, FloatArray, int]:
 _TEMPLATES, _HOLE_MASK, _N_DISCS = _templates()
 
 
-def outline_fit_profile(
-    view: BoardView, frames: CellFrames, patch: LabPatch, heights_m: FloatArray
-) -> FloatArray:
-    """(16, K) how well a top outline (disc, or square along or across the away direction) fits
-    the plane ``z = heights_m[k]``: high only at the height of a piece's top face, where the
-    top appears as a crisp shape of the expected size. A coarser, faster cousin of
-    :func:`top_features` used to fit the set's heights."""
-    f = frames.footprint_m
-    n, shift, half = 15, 1, _HALF_F
-    step = 2.0 * half * f / (n - 1)
+def _coarse_templates() -> tuple[FloatArray, NDArray[np.bool_], NDArray[np.bool_]]:
+    """Templates of :func:`outline_fit_profile`: a disc and a square along and across the
+    away direction on a 15 x 15 grid, and the band / far masks of the 17 x 17 sampled grid."""
+    n, shift = _COARSE_N, _COARSE_SHIFT
+    step = 2.0 * _HALF_F / (n - 1)
     n_big = n + 2 * shift
-    u = np.linspace(-1.0, 1.0, n_big) * (half + shift * step / f)
+    u = np.linspace(-1.0, 1.0, n_big) * (_HALF_F + shift * step)
     r = np.hypot(u[:, None], u[None, :])
-    band = (r > 0.33) & (r < 0.44)
-    farm = r > 0.75
     x, y = np.meshgrid(u[shift:-shift], u[shift:-shift], indexing="ij")
     rr = np.hypot(x, y)
     temps = []
@@ -106,22 +99,43 @@ def outline_fit_profile(
         inside = (d < 0) & (rr > _HOLE_R)
         ring = (d >= 0.04) & (d < _BAND)
         temps.append(inside / max(inside.sum(), 1) - ring / max(ring.sum(), 1))
-    tm = np.array(temps)
-    out = np.empty((16, len(heights_m)))
-    for k, h in enumerate(heights_m):
-        grid = top_plane_grid(frames, np.full(16, h), half * f + shift * step, n_big)
-        vals, _ = patch.sample(project_grid(view, grid))
-        top = np.median(vals[:, band], axis=1)
-        far = np.median(vals[:, farm], axis=1)
-        scale = np.maximum(0.5 * lab_distance(top, far), 6.0)
-        like = np.exp(-0.5 * (lab_distance(vals, top[:, None, None, :])
-                              / scale[:, None, None]) ** 2)
-        win = sliding_window_view(like, (n, n), axis=(1, 2))
-        fit = np.einsum("ijkab,tab->ijkt", win, tm).reshape(16, -1).max(axis=1)
-        # A top must also stand out from its surroundings: weigh by the top/far contrast.
-        contrast = lab_distance(top, far)
-        out[:, k] = fit * contrast / (contrast + _CONTRAST_HALF)
-    return out
+    return np.array(temps), (r > 0.33) & (r < 0.44), r > 0.75
+
+
+_COARSE_N = 15
+_COARSE_SHIFT = 1
+_COARSE_TEMPLATES, _COARSE_BAND, _COARSE_FAR = _coarse_templates()
+
+
+def outline_fit_profile(
+    view: BoardView, frames: CellFrames, patch: LabPatch, heights_m: FloatArray
+) -> FloatArray:
+    """(16, K) how well a top outline (disc, or square along or across the away direction) fits
+    the plane ``z = heights_m[k]`` (``heights_m`` is (K,), or (16, K) per cell): high only at
+    the height of a piece's top face, where the top appears as a crisp shape of the expected
+    size and stands out from its surroundings. A coarser, faster cousin of
+    :func:`top_features` used to fit the set's heights. All heights are sampled at once."""
+    f = frames.footprint_m
+    n, shift = _COARSE_N, _COARSE_SHIFT
+    step = 2.0 * _HALF_F * f / (n - 1)
+    n_big = n + 2 * shift
+    h = np.asarray(heights_m, dtype=np.float64)
+    if h.ndim == 1:
+        h = np.broadcast_to(h, (16, len(h)))
+    grid0 = top_plane_grid(frames, np.zeros(16), _HALF_F * f + shift * step, n_big)
+    grid = grid0[:, None] + h[:, :, None, None, None] * np.array([0.0, 0.0, 1.0])
+    vals, _ = patch.sample(project_grid(view, grid))  # (16, K, n_big, n_big, 3)
+    top = np.median(vals[:, :, _COARSE_BAND], axis=2)  # (16, K, 3)
+    far = np.median(vals[:, :, _COARSE_FAR], axis=2)
+    contrast = lab_distance(top, far)
+    scale = np.maximum(0.5 * contrast, 6.0)
+    like = np.exp(-0.5 * (lab_distance(vals, top[:, :, None, None, :])
+                          / scale[:, :, None, None]) ** 2).astype(np.float32)
+    win = sliding_window_view(like, (n, n), axis=(2, 3))  # (16, K, s, s, n, n)
+    fit = np.einsum("ikjlab,tab->ikjlt", win, _COARSE_TEMPLATES.astype(np.float32))
+    fit = fit.reshape(16, h.shape[1], -1).max(axis=2)
+    # A top must also stand out from its surroundings: weigh by the top/far contrast.
+    return np.asarray(fit * contrast / (contrast + _CONTRAST_HALF))
 
 
 def top_features(
@@ -142,14 +156,15 @@ def top_features(
     far = np.median(vals[:, r > 0.75], axis=1)
     scale = np.maximum(0.5 * lab_distance(top, far), 6.0)
     like = np.exp(-0.5 * (lab_distance(vals, top[:, None, None, :]) / scale[:, None, None]) ** 2)
-    windows = sliding_window_view(like, (_N, _N), axis=(1, 2))  # (16, s, s, n, n)
-    scores = np.einsum("ijkab,tab->ijkt", windows, _TEMPLATES)  # (16, s, s, T)
-    flat = scores.reshape(16, -1, scores.shape[-1])
+    windows = sliding_window_view(like.astype(np.float32), (_N, _N), axis=(1, 2))  # (16, s, s, n, n)
+    shifts = windows.shape[1]
+    scores = np.einsum("ijkab,tab->ijkt", windows, _TEMPLATES.astype(np.float32))
+    flat = scores.reshape(16, shifts * shifts, -1)  # (16, s*s, T)
     disc = flat[:, :, :_N_DISCS].max(axis=(1, 2))
     square = flat[:, :, _N_DISCS:].max(axis=(1, 2))
     # Hole at the offset the outline fits best.
     best = np.argmax(flat.max(axis=2), axis=1)
-    sy, sx = np.unravel_index(best, scores.shape[1:3])
+    sy, sx = np.unravel_index(best, (shifts, shifts))
     light = vals[..., 0]
     hole = np.empty(16)
     for i in range(16):
