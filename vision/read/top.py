@@ -156,7 +156,8 @@ def top_features(
     far = np.median(vals[:, r > 0.75], axis=1)
     scale = np.maximum(0.5 * lab_distance(top, far), 6.0)
     like = np.exp(-0.5 * (lab_distance(vals, top[:, None, None, :]) / scale[:, None, None]) ** 2)
-    windows = sliding_window_view(like.astype(np.float32), (_N, _N), axis=(1, 2))  # (16, s, s, n, n)
+    # (16, s, s, n, n) windows of the top-likeness at every offset.
+    windows = sliding_window_view(like.astype(np.float32), (_N, _N), axis=(1, 2))
     shifts = windows.shape[1]
     scores = np.einsum("ijkab,tab->ijkt", windows, _TEMPLATES.astype(np.float32))
     flat = scores.reshape(16, shifts * shifts, -1)  # (16, s*s, T)
