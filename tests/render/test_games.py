@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 import cv2
+import numpy as np
 import pytest
 
 from vision.evaluation.labels import load_label
@@ -69,8 +70,6 @@ def test_script_moves_replay_to_recorded_events(script: str, seed: int) -> None:
 
 
 def test_drawn_board_has_no_line() -> None:
-    import numpy as np
-
     rules = Rules.classic()
     for seed in range(5):
         board = Board(full_board_without_line(np.random.default_rng(seed), rules))
@@ -121,3 +120,30 @@ def test_same_seed_same_video(tmp_path) -> None:  # type: ignore[no-untyped-def]
     for m in a["moves"]:
         assert m["t_placed"] < m["t_hand_left"] <= m["t_hand_exit"]
     assert (tmp_path / "a.mp4").read_bytes() == (tmp_path / "b.mp4").read_bytes()
+
+
+def _frames(path) -> list:  # type: ignore[no-untyped-def, type-arg]
+    cap = cv2.VideoCapture(str(path))
+    out = []
+    while True:
+        ok, frame = cap.read()
+        if not ok:
+            break
+        out.append(frame.astype(float))
+    cap.release()
+    return out
+
+
+def test_lamp_switch_and_camera_bump_happen_when_recorded(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    fps = 10.0
+    light = render_game(tmp_path / "l.mp4", 5, "light", size_wh=(192, 108), fps=fps, max_moves=4)
+    frames = _frames(tmp_path / "l.mp4")
+    k = int(light["lighting_changes"][0] * fps)
+    # Auto exposure needs a moment: just after the switch the picture is brighter.
+    assert frames[k + 1].mean() > frames[k - 2].mean() + 3.0
+    bump = render_game(tmp_path / "b.mp4", 5, "bump", size_wh=(192, 108), fps=fps, max_moves=4)
+    frames = _frames(tmp_path / "b.mp4")
+    k = int(bump["camera_bumps"][0] * fps)
+    still = np.abs(frames[k - 1] - frames[k - 3]).mean()
+    moved = np.abs(frames[k + 6] - frames[k - 1]).mean()
+    assert moved > 3 * still
