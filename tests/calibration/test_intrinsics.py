@@ -82,3 +82,28 @@ def test_views_of_different_sizes_are_refused():
 def test_config_validation(kwargs):
     with pytest.raises(ValueError):
         ChessboardConfig(**kwargs)
+
+
+def test_calibrate_camera_command_writes_a_file_every_command_reads(tmp_path, capsys):
+    import json
+
+    from calibration.io import load_calibration
+    from vision.cli.main import main
+
+    cfg = ChessboardConfig(7, 5, 0.03, min_views=6)
+    intr = Intrinsics.from_fov(SIZE, 60.0)
+    paths = []
+    for k, view in enumerate(_views(8, cfg, intr)):
+        p = tmp_path / f"v{k}.png"
+        cv2.imwrite(str(p), view)
+        paths.append(str(p))
+    out = tmp_path / "cam.json"
+    status = main(["calibrate", "camera", *paths, "--pattern", "7x5", "--square-mm", "30",
+                   "--out", str(out)])
+    assert status == 0
+    raw = json.loads(out.read_text())
+    assert raw["version"] == 1 and raw["image_size"] == list(SIZE)
+    assert len(raw["camera_matrix"]) == 3 and len(raw["dist_coeffs"]) == 5
+    back = load_calibration(out).intrinsics
+    assert back is not None and abs(back.fx / intr.fx - 1) < 0.02
+    assert "coverage" in capsys.readouterr().err
