@@ -93,7 +93,7 @@ def test_calibrate_camera_command_writes_a_file_every_command_reads(tmp_path, ca
     cfg = ChessboardConfig(7, 5, 0.03, min_views=6)
     intr = Intrinsics.from_fov(SIZE, 60.0)
     paths = []
-    for k, view in enumerate(_views(8, cfg, intr)):
+    for k, view in enumerate(_views(12, cfg, intr)):
         p = tmp_path / f"v{k}.png"
         cv2.imwrite(str(p), view)
         paths.append(str(p))
