@@ -147,7 +147,8 @@ def _colour_mode(samples: NDArray[np.float32], radius: float = 8.0) -> NDArray[n
 
 
 def dark_probability(
-    lightness: FloatArray, usable: NDArray[np.bool_], scene_white: float, config: ReaderConfig
+    lightness: FloatArray, usable: NDArray[np.bool_], scene_white: float, config: ReaderConfig,
+    board_lightness: float | None = None,
 ) -> FloatArray:
     """Probability that each piece is dark, from its lightness relative to the other pieces.
 
@@ -156,6 +157,7 @@ def dark_probability(
     lightness : (n,) Lab lightness of each piece (top face and near side).
     usable : (n,) pieces visible enough to take part in the split.
     scene_white : lightness of the scene's bright reference (fallback for a lone group).
+    board_lightness : lightness of the bare board (reference for a lone group).
 
     Notes
     -----
@@ -163,7 +165,10 @@ def dark_probability(
     light alike. With two groups (the best two-class split, Otsu's criterion, whose group means
     differ by ``min_colour_ratio`` and whose gap exceeds the spread inside the groups) the
     threshold is the middle of the gap and the odds sharpen with the gap. Otherwise the pieces
-    are one colour and are judged against ``lone_piece_light_ratio`` of the scene's white.
+    are one colour and are judged against the board under the same light: on a dark board
+    (below ``dark_board_ratio`` of the scene's white) a light piece is clearly lighter than the
+    board, on a light board a dark piece clearly darker (``lone_piece_board_ratio``); on a
+    mid-tone board the scene's white decides (``lone_piece_light_ratio`` of it).
     """
     n = len(lightness)
     if n == 0:
@@ -171,6 +176,12 @@ def dark_probability(
     x = np.log(np.maximum(lightness, 0.0) + 10.0)
     vals = np.sort(x[usable]) if np.any(usable) else np.sort(x)
     threshold = np.log(config.lone_piece_light_ratio * (scene_white + 10.0))
+    if board_lightness is not None:
+        board = board_lightness + 10.0
+        if board < config.dark_board_ratio * (scene_white + 10.0):
+            threshold = np.log(config.lone_piece_board_ratio * board)
+        elif board > config.light_board_ratio * (scene_white + 10.0):
+            threshold = np.log(board / config.lone_piece_board_ratio)
     width = 0.12
     if len(vals) >= 2:
         best, best_k = -1.0, 0

@@ -108,7 +108,14 @@ class ReaderConfig:
     # -- colour -----------------------------------------------------------------------------
     #: Two colour groups are real when their lightness (L + 10) differs by this ratio.
     min_colour_ratio: float = 1.35
-    #: Lightness relative to the scene's bright reference above which a lone piece is light.
+    #: Pieces of one colour only: judged against the board under the same light. A board below
+    #: dark_board_ratio of the scene's white (L + 10) is dark, above light_board_ratio light;
+    #: a piece differing from such a board by lone_piece_board_ratio is of the other colour
+    #: (pale wood on a black board is about twice as light, walnut on beech about half).
+    #: On a mid-tone board, lone_piece_light_ratio of the scene's white decides.
+    dark_board_ratio: float = 0.45
+    light_board_ratio: float = 0.7
+    lone_piece_board_ratio: float = 1.6
     lone_piece_light_ratio: float = 0.55
 
     # -- visibility -------------------------------------------------------------------------

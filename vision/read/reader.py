@@ -310,7 +310,8 @@ def read_cells(
     side_light = body_lightness(view, feats.frames, feats.patch, feats.height_m)
     # The top face (lit from above, seen from any angle) and the near side together.
     lightness = 0.5 * (side_light + feats.top.top_lab[:, 0])
-    p_dark = dark_probability(lightness[idx], usable, feats.colours.scene_white, config)
+    p_dark = dark_probability(lightness[idx], usable, feats.colours.scene_white, config,
+                              float(feats.colours.bare[0]))
     top_ok = (feats.visible[idx] >= config.min_visible_fraction) & (
         feats.frames.top_sine[idx] >= config.min_top_sine) & (feats.top_visible[idx] >= 0.5)
     p_hollow = two_group_probability(
