@@ -44,7 +44,10 @@ def apply_h(H: NDArray[Any], pts: NDArray[Any]) -> FloatArray:
     """Map (N, 2) points through a 3x3 homography."""
     p = np.asarray(pts, dtype=np.float64).reshape(-1, 2)
     q = p @ H[:, :2].T + H[:, 2]
-    return q[:, :2] / q[:, 2:3]
+    w = q[:, 2:3]
+    # Points on the horizon of the plane: keep them finite (far away) instead of inf/nan.
+    w = np.where(np.abs(w) < 1e-12, np.where(w < 0, -1e-12, 1e-12), w)
+    return q[:, :2] / w
 
 
 def _affine_h(origin: FloatArray, e1: FloatArray, e2: FloatArray) -> FloatArray:
