@@ -147,3 +147,24 @@ def test_lamp_switch_and_camera_bump_happen_when_recorded(tmp_path) -> None:  # 
     still = np.abs(frames[k - 1] - frames[k - 3]).mean()
     moved = np.abs(frames[k + 6] - frames[k - 1]).mean()
     assert moved > 3 * still
+
+
+def test_pieces_beside_the_board_are_fetched(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    label = render_game(
+        tmp_path / "p.mp4",
+        6,
+        "random",
+        size_wh=(192, 108),
+        fps=10.0,
+        max_moves=4,
+        pieces_beside=True,
+    )
+    beside = {p["piece_id"]: p for p in label["pieces_beside"]}
+    assert len(beside) == 16
+    for m in label["moves"]:
+        code = Piece.from_attributes(m["piece"]).code
+        assert m["t_hand_enter"] < beside[code]["t_picked"] < m["t_placed"]
+    half = 0.5 * label["board"]["side_m"]
+    assert all(
+        max(abs(p["position_m"][0]), abs(p["position_m"][1])) > half for p in beside.values()
+    )

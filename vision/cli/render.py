@@ -117,6 +117,11 @@ def register(subparsers: Any) -> None:
         default=16,
         help="prefer a game whose Quarto comes within this many moves (short videos)",
     )
+    g.add_argument(
+        "--pieces-beside",
+        action="store_true",
+        help="unplayed pieces stand beside the board and are fetched from there",
+    )
     g.add_argument("--quiet", action="store_true", help="no progress bar")
     g.set_defaults(func=run_game)
     p.set_defaults(func=lambda args: (p.print_help(), EXIT_BAD_ARGS)[1])
@@ -185,6 +190,7 @@ def run_game(args: argparse.Namespace) -> int:
         fps=args.fps,
         style=args.style,
         max_moves=args.max_moves,
+        pieces_beside=args.pieces_beside,
         progress=progress,
     )
     bar.close()

@@ -17,8 +17,9 @@ from vision.render.games import GamePlan, Gesture
 from vision.render.hands import HandLook, HandPose, hand_drawables, sample_hand_look
 from vision.render.meshes import Drawable, piece_drawable
 from vision.render.rig import bump_camera
-from vision.render.scene import Light, Placement, Scene
+from vision.render.scene import Light, Placement, Scene, off_board_placements
 from vision.rules.board import Cell
+from vision.rules.pieces import ALL_PIECES
 
 
 @dataclass(frozen=True)
@@ -34,6 +35,8 @@ class VideoConfig:
     bump_shift_m: tuple[float, float] = (0.01, 0.03)  # ... and moves this far
     bump_duration_s: float = 0.3
     exposure_adapt_s: float = 0.6  # auto exposure settles this long after a lamp goes on
+    pieces_beside: bool = False  # unplayed pieces stand beside the board; hands pick them up
+    pick_share: float = 0.45  # share of the reach spent getting to the piece beside the board
 
 
 def ease(x: float) -> float:
@@ -85,6 +88,21 @@ class GameFilm:
             float(rng.uniform(1.2, 2.2)),
             float(rng.uniform(0.03, 0.06)),
         )
+        # Unplayed pieces beside the board (own random stream: other videos stay the same).
+        self.spots: dict[int, Placement] = {}
+        self.pick_time: dict[int, float] = {}  # piece code -> when the hand lifts it
+        self.first_gesture: dict[int, int] = {}  # piece code -> gesture that fetches it
+        if cfg.pieces_beside:
+            spot_rng = np.random.default_rng([seed, 204])
+            table_z = -scene.board_thickness_m
+            for pl in off_board_placements(spot_rng, spec, pset, list(ALL_PIECES), table_z):
+                self.spots[pl.piece.code] = pl
+            for i, g in enumerate(plan.gestures):
+                if g.piece is not None and g.piece.code not in self.first_gesture:
+                    self.first_gesture[g.piece.code] = i
+                    self.pick_time[g.piece.code] = g.t_start + cfg.pick_share * (
+                        g.t_over - g.t_start
+                    )
 
     # -- state at time t -----------------------------------------------------------------------
     def camera_at(self, t: float) -> tuple[int, float]:
@@ -112,6 +130,7 @@ class GameFilm:
                 static[g.cell] = dataclasses.replace(
                     p, position_m=xy, yaw_deg=p.yaw_deg + s * g.nudge_yaw_deg
                 )
+        beside = [p for code, p in self.spots.items() if t < self.pick_time.get(code, math.inf)]
         for i, g in enumerate(self.plan.gestures):
             if not g.t_start <= t < g.t_hand_left:
                 continue
@@ -119,10 +138,10 @@ class GameFilm:
             dynamic += hand_drawables(pose, self.looks[g.player])
             if carried is not None:
                 d = piece_drawable(piece_ident(carried.piece.code), carried, pset)
-                if carried.position_m[2] > 1e-4:
-                    d.receiver_z = 0.0  # its shadow falls on the board
+                if abs(carried.position_m[2]) > 1e-4:
+                    d.receiver_z = 0.0  # lifted: its shadow falls on the board
                 dynamic.append(d)
-        return list(static.values()), dynamic
+        return list(static.values()) + beside, dynamic
 
     def _hand(
         self, i: int, g: Gesture, t: float, static: dict[Cell, Placement]
@@ -164,8 +183,21 @@ class GameFilm:
         over = down + np.array([0, 0, self.carry_z])
         start = exit_pt - np.array([0, 0, 0.75 * height])
         grip_up = np.array([0, 0, 0.75 * height])
+        spot = self.spots.get(g.piece.code)
+        fetch = spot is not None and self.first_gesture.get(g.piece.code) == i
+        if fetch and t < self.pick_time[g.piece.code]:
+            # Reaching for the piece beside the board: the hand comes, the piece stands.
+            assert spot is not None
+            pick = np.array(spot.position_m) + grip_up
+            s = ease((t - g.t_start) / (self.pick_time[g.piece.code] - g.t_start))
+            grip = exit_pt + (pick + np.array([0, 0, 0.02]) - exit_pt) * s
+            return HandPose(tuple(grip), (float(reach[0]), float(reach[1])), foot + 0.02), None
         if t < g.t_over:
-            s = ease((t - g.t_start) / (g.t_over - g.t_start))
+            t0 = self.pick_time[g.piece.code] if fetch else g.t_start
+            if fetch:
+                assert spot is not None
+                start = np.array(spot.position_m)
+            s = ease((t - t0) / (g.t_over - t0))
             base = start + (over - start) * s + np.array([0, 0, 0.04 * math.sin(math.pi * s)])
             opening = foot
         elif g.kind == "hover" and t < g.t_placed:
@@ -183,8 +215,6 @@ class GameFilm:
             grip = down + grip_up + (exit_pt - down - grip_up) * s
             opening = foot + 0.025 * min(1.0, 3 * s)
             return HandPose(tuple(grip), (float(reach[0]), float(reach[1])), opening), None
-        carried = Placement(
-            g.piece, (float(base[0]), float(base[1]), float(max(base[2], 0.0))), yaw, None
-        )
+        carried = Placement(g.piece, (float(base[0]), float(base[1]), float(base[2])), yaw, None)
         grip = base + grip_up
         return HandPose(tuple(grip), (float(reach[0]), float(reach[1])), opening), carried

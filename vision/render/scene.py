@@ -196,7 +196,7 @@ def sample_scene(
     ]
     unplayed = [p for p in ALL_PIECES if p not in board_pieces.values()]
     if opts.board and unplayed and rng.random() < opts.off_board_prob:
-        placements += _off_board_placements(rng, spec, pset, unplayed, -thickness)
+        placements += off_board_placements(rng, spec, pset, unplayed, -thickness)
     table_kind = str(rng.choice(TABLE_KINDS, p=_TABLE_WEIGHTS))
     table_half = (float(rng.uniform(0.5, 1.1)), float(rng.uniform(0.4, 0.8)))
     clutter = _sample_clutter(rng, spec, placements, int(rng.integers(0, opts.max_clutter + 1)))
@@ -248,7 +248,7 @@ def _cell_placement(
     return Placement(piece, (float(x), float(y), 0.0), yaw, cell)
 
 
-def _off_board_placements(
+def off_board_placements(
     rng: np.random.Generator,
     spec: BoardSpec,
     pset: PieceSet,

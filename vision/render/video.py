@@ -22,7 +22,7 @@ import numpy as np
 from vision.render.compose import SceneRenderer, piece_ident
 from vision.render.effects import NoisePool, develop
 from vision.render.film import GameFilm, VideoConfig, ease
-from vision.render.games import GamePlan, expected_events, plan_game
+from vision.render.games import GamePlan, Timing, expected_events, plan_game
 from vision.render.hands import ID_HAND
 from vision.render.labels import board_label, camera_label, write_label
 from vision.render.meshes import Drawable, piece_drawable
@@ -45,6 +45,7 @@ def render_game(
     style: str | None = None,
     max_moves: int = 16,
     min_duration_s: float | None = None,
+    pieces_beside: bool = False,
     config: VideoConfig | None = None,
     progress: Callable[[int, int], None] | None = None,
 ) -> dict[str, Any]:
@@ -53,12 +54,18 @@ def render_game(
     Returns the sidecar label: fps, frame count, size, per-camera-segment camera and cells,
     moves (cell, piece, ``t_placed``, ``t_hand_left``), the expected events (DESIGN.md section
     4, from the rules core), camera bumps, lighting changes, hovers and nudges.
+    ``pieces_beside`` stands the unplayed pieces beside the board, where hands fetch them
+    (listed in the label with the time each is picked up).
     """
     cfg = config or VideoConfig()
+    if pieces_beside:
+        cfg = dataclasses.replace(cfg, pieces_beside=True)
     out = Path(out_path)
     if out.suffix.lower() != ".mp4":
         raise ValueError(f"out_path must end in .mp4, got {str(out)!r}")
-    plan = plan_game(seed, script, max_moves=max_moves)
+    # Fetching a piece from beside the board makes each reach longer.
+    timing = Timing(reach=(1.5, 2.0)) if cfg.pieces_beside else None
+    plan = plan_game(seed, script, max_moves=max_moves, timing=timing)
     # The video lasts a whole number of frames; the game (if still open) ends with it.
     n_frames = math.ceil(max(plan.duration, min_duration_s or 0.0) * fps)
     plan.duration = n_frames / fps
@@ -385,6 +392,15 @@ def _video_label(
             }
             for g in plan.gestures
             if g.kind == "nudge"
+        ],
+        "pieces_beside": [
+            {
+                **p.piece.attributes,
+                "piece_id": p.piece.code,
+                "position_m": [round(v, 5) for v in p.position_m],
+                "t_picked": round(film.pick_time.get(code, plan.duration), 3),
+            }
+            for code, p in sorted(film.spots.items())
         ],
         "renderer": "vision.render",
     }
