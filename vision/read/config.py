@@ -92,17 +92,17 @@ class ReaderConfig:
     #: Below this foreshortening (sine of the viewing elevation at the top face) the top face
     #: is too thin to read a hole or a square corner: 0.26 = 15 degrees.
     min_top_sine: float = 0.26
-    #: Hole: darkening of the hole centre relative to the top rim, as a share of the rim's
-    #: lightness, that marks a hollow piece (a pit 0.25 F deep is in its own shadow).
-    hole_darkening: float = 0.08
-    hole_darkening_width: float = 0.03
+    #: Hole evidence (see ``vision.read.top``: a darker centre and an unevenly lit inner wall)
+    #: that marks a hollow piece: a solid top scores about 0, a hollow one 1.5 to 4.
+    hole_darkening: float = 1.5
+    hole_darkening_width: float = 0.4
     #: Outline: how much better (in top-likeness, 0..1) the best square template must fit than
     #: the disc for "square" (square pieces score about 0.1, round ones about 0).
     square_margin: float = 0.055
     square_margin_width: float = 0.025
     #: Two groups on one board (hollow/solid, square/round) are trusted when their means differ
     #: by this much; the boundary then follows the board (within one width of the above).
-    hole_group_separation: float = 0.2
+    hole_group_separation: float = 1.5
     square_group_separation: float = 0.06
 
     # -- colour -----------------------------------------------------------------------------

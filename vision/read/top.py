@@ -25,7 +25,7 @@ from numpy.lib.stride_tricks import sliding_window_view
 from numpy.typing import NDArray
 
 from vision.geometry.board_view import BoardView
-from vision.read.geometry import CellFrames, project_grid, top_plane_grid
+from vision.read.geometry import CellFrames, circle_points, project_grid, top_plane_grid
 from vision.read.sampling import LabPatch, lab_distance
 
 FloatArray = NDArray[np.float64]
@@ -42,6 +42,11 @@ _HOLE_R = 0.36
 _YAWS = np.radians(np.arange(0.0, 90.0, 10.0))
 #: Template sizes relative to the nominal ones.
 _SIZES = (0.85, 0.95, 1.05)
+#: Hole evidence = _W_DARK * (centre's darkening, share of the top's L + 10) + (spread of the
+#: lightness around the inner wall at _WALL_R, in 2 % of the top's L + 10) / _SPREAD_UNIT.
+_WALL_R = 0.24
+_W_DARK = 5.0
+_SPREAD_UNIT = 3.0
 #: Lab contrast between a top and its surroundings at which an outline fit counts half.
 _CONTRAST_HALF = 10.0
 
@@ -167,11 +172,21 @@ def top_features(
     best = np.argmax(flat.max(axis=2), axis=1)
     sy, sx = np.unravel_index(best, (shifts, shifts))
     light = vals[..., 0]
-    hole = np.empty(16)
+    dark = np.empty(16)
     for i in range(16):
         win = light[i, sy[i] : sy[i] + _N, sx[i] : sx[i] + _N]
         centre = float(np.median(win[_HOLE_MASK]))
-        l_top = max(float(top[i, 0]), 5.0)
-        hole[i] = (l_top - centre) / l_top
+        dark[i] = (float(top[i, 0]) - centre) / (float(top[i, 0]) + 10.0)
+    # The hole's inner wall (a ring at 0.24 F around the fitted centre): one side faces the
+    # light, the other is in shadow, so its lightness varies around the ring; a solid top's
+    # does not. Lit from straight above, the pit's floor may not be dark at all.
+    step = 2.0 * _HALF_F * f / (_N - 1)
+    off = (((sy - _SHIFT) * step)[:, None] * frames.away
+           + ((sx - _SHIFT) * step)[:, None] * frames.side)
+    ring_a = np.linspace(0.0, 2.0 * np.pi, 16, endpoint=False)
+    ring = circle_points(frames, _WALL_R * f, heights_m[:, None], ring_a)[:, 0] + off[:, None, :]
+    wall, _ = patch.sample(project_grid(view, ring))
+    spread = 50.0 * np.std(wall[..., 0], axis=1) / (top[:, 0] + 10.0)
+    hole = _W_DARK * dark + spread / _SPREAD_UNIT
     return TopFeatures(hole, (square - disc).astype(np.float64), top.astype(np.float32),
                        np.maximum(square, disc).astype(np.float64))
