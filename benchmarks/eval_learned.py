@@ -11,8 +11,10 @@ reading time per image (one core) and the calibration of the occupancy and attri
 from __future__ import annotations
 
 import argparse
+import itertools
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import cv2
@@ -21,9 +23,14 @@ import numpy as np
 from vision.evaluation.labels import Label, iter_labelled_images, load_label
 from vision.evaluation.runner import EvaluationRun, format_report, predicted_cells
 from vision.evaluation.score import score_image
+from vision.geometry.board_view import BoardView
 from vision.learn.dataset import OUTPUTS, cell_targets
+from vision.learn.fuse import fuse_observations
 from vision.learn.model import CellModel, default_model, load_model
 from vision.learn.reader import read_cells_learned
+from vision.read.observation import Observation
+
+Reader = Callable[[np.ndarray, BoardView], Observation]
 
 FIRST_EVAL_SEED = 800000
 
@@ -43,7 +50,25 @@ def render_eval(folder: Path, n: int) -> list[Label]:
     return labels
 
 
-def evaluate(labels: list[Label], model: CellModel) -> tuple[EvaluationRun, np.ndarray]:
+def read_learned(model: CellModel) -> Reader:
+    def read(frame: np.ndarray, view: BoardView) -> Observation:
+        return read_cells_learned(frame, view, model=model)
+
+    return read
+
+
+def read_fused(model: CellModel) -> Reader:
+    """The hand-crafted and the learned reader, fused (geometric mean of odds)."""
+    from vision.read import read_cells
+
+    def read(frame: np.ndarray, view: BoardView) -> Observation:
+        return fuse_observations(read_cells(frame, view), read_cells_learned(frame, view,
+                                                                             model=model))
+
+    return read
+
+
+def evaluate(labels: list[Label], read: Reader) -> tuple[EvaluationRun, np.ndarray]:
     """Read and score every label; also returns (probability, target, weight) rows for the
     calibration table."""
     run = EvaluationRun()
@@ -54,17 +79,23 @@ def evaluate(labels: list[Label], model: CellModel) -> tuple[EvaluationRun, np.n
             print(f"{label.image_path}: unreadable or no board; skipped", file=sys.stderr)
             continue
         t0 = time.perf_counter()
-        obs = read_cells_learned(frame, label.board_view, model=model)
+        obs = read(frame, label.board_view)
         run.read_ms.append((time.perf_counter() - t0) * 1000.0)
         s = score_image(label, predicted_cells(obs))
         run.report.add(label, s)
         run.scores.append((label, s))
         y, w = cell_targets(label)
-        p = np.array([[c.occupied_probability] + [
-            np.nan if c.attribute_probability.get(a) is None else c.attribute_probability[a]
-            for a in OUTPUTS[1:5]] for c in obs.cells])
+        p = np.array([
+            [c.occupied_probability,
+             *(_or_nan(c.attribute_probability.get(a)) for a in OUTPUTS[1:5])]
+            for c in obs.cells
+        ])
         rows.append(np.stack([p, y[:, :5], w[:, :5]], axis=-1))
     return run, (np.concatenate(rows) if rows else np.zeros((0, 5, 3)))
+
+
+def _or_nan(p: float | None) -> float:
+    return float("nan") if p is None else float(p)
 
 
 def calibration_text(rows: np.ndarray) -> str:
@@ -75,7 +106,7 @@ def calibration_text(rows: np.ndarray) -> str:
         p, y, w = rows[:, k, 0], rows[:, k, 1], rows[:, k, 2]
         ok = (w > 0) & np.isfinite(p)
         parts = []
-        for lo, hi in zip(bins[:-1], bins[1:], strict=True):
+        for lo, hi in itertools.pairwise(bins):
             m = ok & (p >= lo) & (p < hi)
             if m.any():
                 parts.append(f"[{lo:.2f},{min(hi, 1):.2f}): {int(m.sum())}, "
@@ -106,6 +137,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--photoreal", type=Path, default=Path("../shared/photoreal_dev"))
     ap.add_argument("--model", type=Path, default=None, help="model file (default: packaged)")
     ap.add_argument("--failures", type=int, default=10, help="failing images to list per set")
+    ap.add_argument("--fuse", action="store_true",
+                    help="also score the learned reader fused with the hand-crafted one")
     args = ap.parse_args(argv)
     cv2.setNumThreads(1)
     model = default_model() if args.model is None else load_model(args.model)
@@ -117,9 +150,12 @@ def main(argv: list[str] | None = None) -> int:
         sets.append((str(args.photoreal), list(iter_labelled_images(args.photoreal))))
     else:
         print(f"{args.photoreal}: not found; skipped", file=sys.stderr)
-    for name, labels in sets:
-        run, rows = evaluate(labels, model)
-        print(f"=== {name}: {len(labels)} images, oracle board ===")
+    readers = [("learned", read_learned(model))]
+    if args.fuse:
+        readers.append(("fused with hand-crafted", read_fused(model)))
+    for (name, labels), (reader_name, read) in itertools.product(sets, readers):
+        run, rows = evaluate(labels, read)
+        print(f"=== {reader_name} reader on {name}: {len(labels)} images, oracle board ===")
         print(format_report(run, failures=args.failures))
         print(calibration_text(rows))
         print(acceptance(run))

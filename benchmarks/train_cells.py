@@ -24,6 +24,7 @@ import numpy as np
 
 from vision.evaluation.labels import load_label
 from vision.learn.config import SamplingConfig
+from vision.learn.context import context_for_blocks
 from vision.learn.dataset import OUTPUTS, build_examples
 from vision.learn.mlp import TrainOptions, calibrate, train_mlp, weighted_bce
 from vision.learn.model import DEFAULT_MODEL_PATH, CellModel
@@ -71,9 +72,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--images", type=int, default=2500, help="training seeds from 100000")
     ap.add_argument("--no-render", action="store_true", help="use only the cached images")
     ap.add_argument("--jitters", type=int, default=2, help="jittered poses per image")
-    ap.add_argument("--epochs", type=int, default=40)
-    ap.add_argument("--hidden", type=str, default="128,64")
+    ap.add_argument("--epochs", type=int, default=30)
+    ap.add_argument("--hidden", type=str, default="256,64")
     ap.add_argument("--val-share", type=float, default=0.1)
+    ap.add_argument("--stages", type=int, choices=(1, 2), default=2,
+                    help="2: add the occlusion-context second stage")
     ap.add_argument("--out", type=Path, default=DEFAULT_MODEL_PATH)
     args = ap.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(message)s")
@@ -86,35 +89,64 @@ def main(argv: list[str] | None = None) -> int:
     if not args.no_render:
         render_missing(args.data, seeds)
     paths = [args.data / f"{s}.json" for s in seeds if (args.data / f"{s}.json").exists()]
-    n_val = max(1, int(round(args.val_share * len(paths))))
+    n_val = max(1, round(args.val_share * len(paths)))
     train_paths, val_paths = paths[:-n_val], paths[-n_val:]
     print(f"{len(train_paths)} training images, {len(val_paths)} validation images")
 
     sampling = SamplingConfig()
     t0 = time.perf_counter()
-    x, y, w, _ = build_examples((load_label(p) for p in train_paths), seed=1,
-                                jitters=args.jitters, sampling=sampling, mirror=True)
-    xv, yv, wv, _ = build_examples((load_label(p) for p in val_paths), seed=2,
-                                   jitters=1, sampling=sampling)
-    print(f"features: {x.shape} train, {xv.shape} validation "
+    ex = build_examples((load_label(p) for p in train_paths), seed=1,
+                        jitters=args.jitters, sampling=sampling, mirror=True)
+    exv = build_examples((load_label(p) for p in val_paths), seed=2, jitters=1,
+                         sampling=sampling)
+    print(f"features: {ex.x.shape} train, {exv.x.shape} validation "
           f"({time.perf_counter() - t0:.0f} s)", flush=True)
 
     hidden = tuple(int(h) for h in args.hidden.split(","))
     options = TrainOptions(hidden=hidden, epochs=args.epochs)
+    occ, tall = OUTPUTS.index("occupied"), OUTPUTS.index("height")
     t0 = time.perf_counter()
-    net = train_mlp(x, y, w, options=options, x_val=xv, y_val=yv, w_val=wv)
+    if args.stages == 1:
+        nets = [train_mlp(ex.x, ex.y, ex.w, options=options, x_val=exv.x, y_val=exv.y,
+                          w_val=exv.w)]
+        nets[0] = calibrate(nets[0], exv.x, exv.y, exv.w)
+        stage2 = None
+        p_val = nets[0].predict_proba(exv.x)
+    else:
+        # Cross-fitting: each half's first-stage odds come from the network trained on the
+        # other half, so the second stage learns from odds as good as on unseen boards.
+        fold = ex.image % 2
+        nets = []
+        p1 = np.zeros_like(ex.y)
+        for f in (0, 1):
+            print(f"stage 1, fold {f}", flush=True)
+            train = fold != f
+            net = train_mlp(ex.x[train], ex.y[train], ex.w[train], options=options,
+                            x_val=exv.x, y_val=exv.y, w_val=exv.w)
+            p1[~train] = net.predict_proba(ex.x[~train])
+            nets.append(net)
+        figures("stage 1 cross-fitted (train)", p1, ex.y, ex.w)
+        ctx = context_for_blocks(ex.covers, p1[:, occ], p1[:, tall])
+        p1v = np.mean([n.predict_proba(exv.x) for n in nets], axis=0)
+        figures("stage 1 ensemble (validation)", p1v, exv.y, exv.w)
+        ctxv = context_for_blocks(exv.covers, p1v[:, occ], p1v[:, tall])
+        x2v = np.concatenate([exv.x, ctxv], axis=1)
+        print("stage 2", flush=True)
+        stage2 = train_mlp(np.concatenate([ex.x, ctx], axis=1), ex.y, ex.w, options=options,
+                           x_val=x2v, y_val=exv.y, w_val=exv.w)
+        stage2 = calibrate(stage2, x2v, exv.y, exv.w)
+        p_val = stage2.predict_proba(x2v)
     print(f"trained in {time.perf_counter() - t0:.0f} s")
-    figures("train (uncalibrated)", net.predict_proba(x[:20000]), y[:20000], w[:20000])
-    net = calibrate(net, xv, yv, wv)
+    final = stage2 if stage2 is not None else nets[0]
     print("temperatures: " + ", ".join(
-        f"{o}={t:.2f}" for o, t in zip(OUTPUTS, net.temperature, strict=True)))
-    figures("validation (calibrated)", net.predict_proba(xv), yv, wv)
+        f"{o}={t:.2f}" for o, t in zip(OUTPUTS, final.temperature, strict=True)))
+    figures("validation (final, calibrated)", p_val, exv.y, exv.w)
     info = {
         "train_seeds": [FIRST_SEED, FIRST_SEED + len(train_paths) - 1],
         "images": len(train_paths), "jitters": args.jitters, "epochs": args.epochs,
-        "hidden": list(hidden),
+        "hidden": list(hidden), "stages": args.stages,
     }
-    model = CellModel(net, sampling, OUTPUTS, info)
+    model = CellModel(tuple(nets), stage2, sampling, OUTPUTS, info)
     model.save(args.out)
     print(f"saved {args.out} ({args.out.stat().st_size / 1e6:.2f} MB)")
     return 0

@@ -18,7 +18,8 @@ from vision.evaluation.labels import Label
 from vision.geometry.board_view import BoardView
 from vision.geometry.camera import Camera, Pose
 from vision.learn.config import SamplingConfig
-from vision.learn.features import cell_features, mirror_index
+from vision.learn.context import cover_matrices
+from vision.learn.features import cell_features, mirror_features
 from vision.rules.pieces import ATTRIBUTES, VALUES
 
 #: The classifier's outputs, in column order: P(occupied), P(second value) of each attribute
@@ -95,6 +96,24 @@ def cell_targets(
     return y, w
 
 
+@dataclass(frozen=True)
+class Examples:
+    """Training rows in blocks of 16 (one board seen through one pose, possibly mirrored).
+
+    Attributes
+    ----------
+    x, y, w : (N, F) features, (N, len(OUTPUTS)) targets and target weights.
+    image : (N,) index of the image each row comes from.
+    covers : (N / 16, 2, 16, 16) occlusion cover matrices of each block's view.
+    """
+
+    x: NDArray[np.float32]
+    y: NDArray[np.float32]
+    w: NDArray[np.float32]
+    image: NDArray[np.int64]
+    covers: NDArray[np.float64]
+
+
 def label_examples(
     label: Label,
     frame_bgr: NDArray[np.uint8],
@@ -105,9 +124,9 @@ def label_examples(
     mirror: bool = False,
     jitter: JitterConfig | None = None,
     targets: TargetConfig | None = None,
-) -> tuple[NDArray[np.float32], NDArray[np.float32], NDArray[np.float32]]:
-    """Features, targets and weights of one labelled frame: the exact pose plus ``jitters``
-    jittered copies (and, with ``mirror``, the mirror image of each), stacked row-wise."""
+) -> tuple[NDArray[np.float32], NDArray[np.float32], NDArray[np.float32], NDArray[np.float64]]:
+    """Features, targets, weights and cover matrices of one labelled frame: the exact pose
+    plus ``jitters`` jittered copies (and, with ``mirror``, the mirror image of each)."""
     if label.board_view is None:
         raise ValueError(f"{label.path}: the label has no board")
     y, w = cell_targets(label, targets)
@@ -115,30 +134,35 @@ def label_examples(
         jitter_view(label.board_view, rng, jitter or JitterConfig()) for _ in range(jitters)
     ]
     xs = [cell_features(frame_bgr, v, config=sampling).x for v in views]
+    covers = [np.stack(cover_matrices(v)) for v in views]
     if mirror:
-        flip = mirror_index(sampling)
-        xs += [x[:, flip] for x in xs]
+        # A mirrored board is read through the same geometry: each cell keeps its cover.
+        flip, sign = mirror_features(sampling)
+        xs += [x[:, flip] * sign for x in xs]
+        covers += covers
     n = len(xs)
-    return np.vstack(xs), np.tile(y, (n, 1)), np.tile(w, (n, 1))
+    return np.vstack(xs), np.tile(y, (n, 1)), np.tile(w, (n, 1)), np.stack(covers)
 
 
 def build_examples(
     labels: Iterable[Label], *, seed: int, jitters: int, sampling: SamplingConfig,
     mirror: bool = False,
-) -> tuple[NDArray[np.float32], NDArray[np.float32], NDArray[np.float32], NDArray[np.int64]]:
-    """Stack :func:`label_examples` over many labels; also returns each row's image index."""
+) -> Examples:
+    """Stack :func:`label_examples` over many labels (unreadable images are skipped)."""
     rng = np.random.default_rng(seed)
-    xs, ys, ws, groups = [], [], [], []
+    xs, ys, ws, groups, covers = [], [], [], [], []
     for n, label in enumerate(labels):
         frame = cv2.imread(str(label.image_path), cv2.IMREAD_COLOR)
         if frame is None or label.board_view is None:
             continue
-        x, y, w = label_examples(label, frame, rng=rng, jitters=jitters, sampling=sampling,
-                                  mirror=mirror)
+        x, y, w, c = label_examples(label, frame, rng=rng, jitters=jitters, sampling=sampling,
+                                    mirror=mirror)
         xs.append(x)
         ys.append(y)
         ws.append(w)
+        covers.append(c)
         groups.append(np.full(len(x), n))
     if not xs:
         raise ValueError("no usable labelled images")
-    return np.vstack(xs), np.vstack(ys), np.vstack(ws), np.concatenate(groups)
+    return Examples(np.vstack(xs), np.vstack(ys), np.vstack(ws), np.concatenate(groups),
+                    np.concatenate(covers))

@@ -1,5 +1,6 @@
 """Per-cell feature vectors for the learned classifier: relative colours on the
-geometry-normalised grids of ``vision.learn.sampling`` plus a few geometric scalars.
+geometry-normalised billboard of ``vision.learn.sampling``, rotation-invariant statistics of its
+polar rings (candidate top faces), plus a few geometric scalars.
 
 Colour is never absolute. Every sample is a CIE Lab difference to the board's own colour
 (the median of the bare-board points between the cells, seen through the same camera, white
@@ -19,6 +20,14 @@ from numpy.typing import NDArray
 
 from vision.geometry.board_view import BoardView
 from vision.learn.config import SamplingConfig
+from vision.learn.rings import (
+    EDGE_MIRROR_SIGN,
+    EDGE_STATS,
+    RING_MIRROR_SIGN,
+    RING_STATS,
+    edge_statistics,
+    ring_statistics,
+)
 from vision.learn.sampling import (
     Pyramid,
     cell_frames,
@@ -56,29 +65,42 @@ class CellFeatures:
 
 
 def n_samples(cfg: SamplingConfig) -> int:
-    """Sample points per cell (billboard plus horizontal grids)."""
-    return cfg.billboard_rows * cfg.billboard_cols + len(cfg.plane_heights_m) * cfg.plane_points**2
+    """Sample points per cell (billboard plus polar rings)."""
+    n_rings = len(cfg.top_heights_m) * len(cfg.polar_radii_m)
+    return cfg.billboard_rows * cfg.billboard_cols + n_rings * cfg.polar_angles
 
 
 def n_features(cfg: SamplingConfig) -> int:
-    """Length of one cell's feature vector."""
-    return 3 * n_samples(cfg) + len(SCALAR_NAMES)
+    """Length of one cell's feature vector: billboard Lab, ring statistics, scalars."""
+    n_rings = len(cfg.top_heights_m) * len(cfg.polar_radii_m)
+    return (
+        3 * cfg.billboard_rows * cfg.billboard_cols
+        + RING_STATS * n_rings
+        + EDGE_STATS * len(cfg.top_heights_m)
+        + len(SCALAR_NAMES)
+    )
 
 
-def mirror_index(cfg: SamplingConfig) -> NDArray[np.int64]:
-    """Feature permutation that mirrors every grid left-right (lateral offset -> its negative).
+def mirror_features(cfg: SamplingConfig) -> tuple[NDArray[np.int64], NDArray[np.float32]]:
+    """Permutation and signs that turn a feature vector into that of the mirror-image scene
+    (lateral offset -> its negative): ``x_mirror = x[:, index] * sign``.
 
     Pieces are mirror-symmetric, so a mirrored feature vector is a valid example of a mirrored
     scene: training uses it to double the data.
     """
     nb = cfg.billboard_rows * cfg.billboard_cols
     bill = np.arange(nb).reshape(cfg.billboard_rows, cfg.billboard_cols)[:, ::-1].ravel()
-    n = cfg.plane_points
-    planes = np.arange(len(cfg.plane_heights_m) * n * n).reshape(-1, n, n)[:, :, ::-1].ravel()
-    samples = np.concatenate([bill, nb + planes])
-    per_channel = (3 * samples[:, None] + np.arange(3)[None, :]).ravel()
-    scalars = 3 * len(samples) + np.arange(len(SCALAR_NAMES))
-    return np.concatenate([per_channel, scalars]).astype(np.int64)
+    per_channel = (3 * bill[:, None] + np.arange(3)[None, :]).ravel()
+    # Ring statistics keep their place (some change sign); scalars do not change.
+    rest = np.arange(3 * nb, n_features(cfg))
+    n_rings = len(cfg.top_heights_m) * len(cfg.polar_radii_m)
+    sign = np.concatenate([
+        np.ones(3 * nb, np.float32),
+        np.tile(RING_MIRROR_SIGN, n_rings),
+        np.tile(EDGE_MIRROR_SIGN, len(cfg.top_heights_m)),
+        np.ones(len(SCALAR_NAMES), np.float32),
+    ])
+    return np.concatenate([per_channel, rest]).astype(np.int64), sign
 
 
 def cell_features(
@@ -144,6 +166,12 @@ def cell_features(
 
     rel = (cell_lab - board[None, None, :]) / cfg.lab_scale
     rel[~cell_valid] = 0.0
+    nb = cfg.billboard_rows * cfg.billboard_cols
+    ring_shape = (n_cells, len(cfg.top_heights_m), len(cfg.polar_radii_m), cfg.polar_angles)
+    ring_rel = rel[:, nb:].reshape(*ring_shape, 3)
+    ring_valid = cell_valid[:, nb:].reshape(ring_shape)
+    rings = ring_statistics(ring_rel, ring_valid)
+    edges = edge_statistics(ring_rel, ring_valid, np.asarray(cfg.polar_radii_m))
     scalars = np.column_stack([
         (local - board[None, :]) / cfg.lab_scale,
         np.tile([board[0] / 50.0 - 1.0, board[1] / cfg.lab_scale, board[2] / cfg.lab_scale],
@@ -153,7 +181,10 @@ def cell_features(
         np.log2(np.maximum(step_px / (100.0 * step_m), 1e-3)) / 4.0,
         1.0 - cell_valid.mean(axis=1),
     ])
-    x = np.concatenate([rel.reshape(n_cells, -1), scalars], axis=1).astype(np.float32)
+    x = np.concatenate(
+        [rel[:, :nb].reshape(n_cells, -1), rings.reshape(n_cells, -1),
+         edges.reshape(n_cells, -1), scalars], axis=1
+    ).astype(np.float32)
     return CellFeatures(
         x=x,
         elevation_deg=np.degrees(frames.elevation_rad),

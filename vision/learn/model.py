@@ -1,6 +1,11 @@
-"""The packaged cell classifier: one ``.npz`` file beside this module holding the network,
-its input standardisation, output temperatures, output names and the sampling layout it was
-trained with. Loading checks that the file matches the code's feature layout.
+"""The packaged cell classifier: one ``.npz`` file beside this module holding the networks,
+their input standardisation, output temperatures, output names and the sampling layout they
+were trained with. Loading checks that the file matches the code's feature layout.
+
+Two stages: first-stage networks (an ensemble, averaged) read each cell on its own; the
+optional second-stage network reads the same features plus the occlusion context that the
+first stage's odds imply (``vision.learn.context``), so a cell behind a tall piece is judged
+knowing that piece is there.
 """
 
 from __future__ import annotations
@@ -14,6 +19,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from vision.learn.config import SamplingConfig
+from vision.learn.context import CONTEXT_NAMES, context_features
 from vision.learn.dataset import OUTPUTS
 from vision.learn.features import n_features
 from vision.learn.mlp import MLP
@@ -28,27 +34,57 @@ class ModelError(ValueError):
 
 @dataclass(frozen=True)
 class CellModel:
-    """A trained classifier and the sampling layout its features need."""
+    """Trained classifier networks and the sampling layout their features need.
 
-    net: MLP
+    ``stage1`` networks take the (N, F) cell features; ``stage2`` (optional) takes them plus
+    the ``CONTEXT_NAMES`` columns.
+    """
+
+    stage1: tuple[MLP, ...]
+    stage2: MLP | None
     sampling: SamplingConfig
     outputs: tuple[str, ...]
     info: dict[str, object]
 
-    def predict(self, x: NDArray[np.float32]) -> NDArray[np.float32]:
-        """(N, len(outputs)) calibrated probabilities for (N, F) features."""
-        return self.net.predict_proba(x)
-
     def column(self, name: str) -> int:
         return self.outputs.index(name)
+
+    def predict_stage1(self, x: NDArray[np.float32]) -> NDArray[np.float32]:
+        """(N, len(outputs)) first-stage probabilities (mean over the ensemble)."""
+        return np.asarray(np.mean([net.predict_proba(x) for net in self.stage1], axis=0),
+                          dtype=np.float32)
+
+    def predict(
+        self, x: NDArray[np.float32], covers: tuple[np.ndarray, np.ndarray] | None = None
+    ) -> NDArray[np.float32]:
+        """(16, len(outputs)) calibrated probabilities of one board's (16, F) features.
+
+        ``covers`` (from ``vision.learn.context.cover_matrices``) is needed by the second stage;
+        without it, or without a second stage, the first stage answers.
+        """
+        p1 = self.predict_stage1(x)
+        if self.stage2 is None or covers is None:
+            return p1
+        ctx = context_features(covers, p1[:, self.column("occupied")], p1[:, self.column("height")])
+        return self.stage2.predict_proba(np.concatenate([x, ctx], axis=1))
 
     def save(self, path: str | Path) -> Path:
         """Write the model as a compressed ``.npz`` (float32 weights)."""
         path = Path(path)
         meta = {"sampling": self.sampling.as_dict(), "outputs": list(self.outputs),
-                "info": self.info}
-        np.savez_compressed(path, meta=np.array(json.dumps(meta)), **self.net.to_arrays())
+                "info": self.info, "stage1": len(self.stage1),
+                "stage2": self.stage2 is not None}
+        arrays: dict[str, np.ndarray] = {}
+        for k, net in enumerate(self.stage1):
+            arrays.update({f"s1_{k}_{name}": a for name, a in net.to_arrays().items()})
+        if self.stage2 is not None:
+            arrays.update({f"s2_{name}": a for name, a in self.stage2.to_arrays().items()})
+        np.savez_compressed(path, meta=np.array(json.dumps(meta)), **arrays)  # type: ignore[arg-type]
         return path
+
+
+def _sub(arrays: dict[str, np.ndarray], prefix: str) -> dict[str, np.ndarray]:
+    return {k[len(prefix):]: v for k, v in arrays.items() if k.startswith(prefix)}
 
 
 def load_model(path: str | Path | None = None) -> CellModel:
@@ -64,19 +100,26 @@ def load_model(path: str | Path | None = None) -> CellModel:
         with np.load(path, allow_pickle=False) as data:
             arrays = {k: data[k] for k in data.files}
         meta = json.loads(str(arrays.pop("meta")))
-        net = MLP.from_arrays(arrays)
+        stage1 = tuple(MLP.from_arrays(_sub(arrays, f"s1_{k}_")) for k in range(meta["stage1"]))
+        stage2 = MLP.from_arrays(_sub(arrays, "s2_")) if meta["stage2"] else None
         sampling = SamplingConfig.from_dict(meta["sampling"])
         outputs = tuple(meta["outputs"])
     except (OSError, KeyError, ValueError, TypeError) as exc:
         raise ModelError(f"{path}: cannot load the cell model: {exc}") from exc
     if outputs != OUTPUTS:
         raise ModelError(f"{path}: outputs {outputs} do not match this code's {OUTPUTS}")
-    if net.n_inputs != n_features(sampling) or net.n_outputs != len(OUTPUTS):
-        raise ModelError(
-            f"{path}: network takes {net.n_inputs} features and gives {net.n_outputs} outputs; "
-            f"the sampling layout gives {n_features(sampling)} and the code has {len(OUTPUTS)}"
-        )
-    return CellModel(net, sampling, outputs, dict(meta.get("info", {})))
+    nets = [(net, n_features(sampling)) for net in stage1]
+    if stage2 is not None:
+        nets.append((stage2, n_features(sampling) + len(CONTEXT_NAMES)))
+    if not stage1:
+        raise ModelError(f"{path}: no first-stage network")
+    for net, n_in in nets:
+        if net.n_inputs != n_in or net.n_outputs != len(OUTPUTS):
+            raise ModelError(
+                f"{path}: a network takes {net.n_inputs} features and gives {net.n_outputs} "
+                f"outputs; this code needs {n_in} and {len(OUTPUTS)}"
+            )
+    return CellModel(stage1, stage2, sampling, outputs, dict(meta.get("info", {})))
 
 
 @lru_cache(maxsize=1)

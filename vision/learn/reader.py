@@ -17,6 +17,7 @@ from numpy.typing import NDArray
 
 from vision.geometry.board_view import BoardView
 from vision.learn.config import LearnedReaderConfig
+from vision.learn.context import cover_matrices
 from vision.learn.features import cell_features
 from vision.learn.model import CellModel, default_model
 from vision.read.decode import decode_pieces
@@ -33,7 +34,7 @@ def predict_cells(
     """(16, len(model.outputs)) calibrated probabilities of every cell (``ALL_CELLS`` order)."""
     m = model or default_model()
     feats = cell_features(frame_bgr, view, config=m.sampling)
-    return m.predict(feats.x)
+    return m.predict(feats.x, cover_matrices(view))
 
 
 def read_cells_learned(
@@ -70,7 +71,8 @@ def read_cells_learned(
     cfg = config or LearnedReaderConfig()
     m = model or default_model()
     feats = cell_features(frame_bgr, view, config=m.sampling)
-    prob = np.clip(m.predict(feats.x).astype(np.float64), cfg.p_floor, 1.0 - cfg.p_floor)
+    raw = m.predict(feats.x, cover_matrices(view))
+    prob = np.clip(raw.astype(np.float64), cfg.p_floor, 1.0 - cfg.p_floor)
     col = {name: m.column(name) for name in m.outputs}
     odds: list[dict[str, float | None]] = []
     for i in range(len(ALL_CELLS)):

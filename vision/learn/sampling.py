@@ -5,8 +5,8 @@ turned towards the camera, so a tall piece always lands on the same rows whateve
 
 - a "billboard": a vertical grid through the cell centre facing the camera (columns are lateral
   offsets across the piece, rows are heights above the board, top row first);
-- horizontal grids around the cell centre at a few candidate top heights (board surface, short
-  top, tall top), with rows running from the far side to the near side of the piece.
+- polar rings around the cell's vertical axis at a few candidate top heights (board surface,
+  short tops, tall tops), summarised later by rotation-invariant statistics.
 
 The frame is sampled on an image pyramid: each cell uses the level where neighbouring samples
 are about ``min_step_px`` apart, so the pyramid's smoothing is the anti-alias filter and a
@@ -79,33 +79,34 @@ def grid_offsets(cfg: SamplingConfig) -> tuple[FloatArray, FloatArray]:
     Returns
     -------
     billboard : (R * C, 2) (lateral, height) offsets in metres, row-major, top row first.
-    planes : (H * n * n, 3) (lateral, toward, height) offsets, one n x n grid per height, rows
-        from the far side (away from the camera) to the near side.
+    polar : (H * Q * A, 3) (lateral, toward, height) offsets: for each height, for each ring
+        radius, ``polar_angles`` points starting on the lateral axis, counter-clockwise.
     """
     s = np.linspace(-cfg.billboard_half_width_m, cfg.billboard_half_width_m, cfg.billboard_cols)
     z = np.linspace(cfg.billboard_top_m, 0.0, cfg.billboard_rows)
     zz, ss = np.meshgrid(z, s, indexing="ij")
     billboard = np.column_stack([ss.ravel(), zz.ravel()])
-    g = np.linspace(-cfg.plane_half_size_m, cfg.plane_half_size_m, cfg.plane_points)
-    vv, uu = np.meshgrid(-g, g, indexing="ij")  # far (negative toward) first
-    planes = [
-        np.column_stack([uu.ravel(), vv.ravel(), np.full(uu.size, h)])
-        for h in cfg.plane_heights_m
-    ]
-    return billboard, np.vstack(planes)
+    theta = 2.0 * np.pi * np.arange(cfg.polar_angles) / cfg.polar_angles
+    hh, rr, tt = np.meshgrid(
+        np.asarray(cfg.top_heights_m), np.asarray(cfg.polar_radii_m), theta, indexing="ij"
+    )
+    polar = np.column_stack([
+        (rr * np.cos(tt)).ravel(), (rr * np.sin(tt)).ravel(), hh.ravel()
+    ])
+    return billboard, polar
 
 
 def sample_points_m(frames: CellFrames, cfg: SamplingConfig) -> FloatArray:
-    """(16, P, 3) board-metre sample points of every cell: billboard first, then the planes."""
-    bill, planes = grid_offsets(cfg)
+    """(16, P, 3) board-metre sample points of every cell: billboard first, then the rings."""
+    bill, polar = grid_offsets(cfg)
     c = frames.centers[:, None, :]
     up = np.array([0.0, 0.0, 1.0])
     pts_b = c + bill[None, :, 0:1] * frames.lateral[:, None, :] + bill[None, :, 1:2] * up
     pts_p = (
         c
-        + planes[None, :, 0:1] * frames.lateral[:, None, :]
-        + planes[None, :, 1:2] * frames.toward[:, None, :]
-        + planes[None, :, 2:3] * up
+        + polar[None, :, 0:1] * frames.lateral[:, None, :]
+        + polar[None, :, 1:2] * frames.toward[:, None, :]
+        + polar[None, :, 2:3] * up
     )
     return np.concatenate([pts_b, pts_p], axis=1)
 

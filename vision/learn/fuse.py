@@ -1,0 +1,84 @@
+"""Fusing two readings of the same frame (e.g. the hand-crafted and the learned reader).
+
+Each reader gives, per cell, P(occupied) and P(second value) of every attribute. Fusion adds
+their log-odds with weights (a weighted product of experts; weights below 1 discount readers
+that are known to be overconfident), then decodes the occupied cells jointly again with
+``vision.read.decode.decode_pieces``. An attribute unknown to one reader takes the other's
+odds; unknown to both, it stays unknown.
+"""
+
+from __future__ import annotations
+
+import math
+
+from vision.read.decode import decode_pieces
+from vision.read.observation import CellReading, Observation
+from vision.rules.pieces import ATTRIBUTES
+
+#: Probabilities are kept this far from 0 and 1 before taking log-odds.
+_EPS = 1e-4
+
+
+def _logit(p: float) -> float:
+    q = min(max(p, _EPS), 1.0 - _EPS)
+    return math.log(q / (1.0 - q))
+
+
+def _sigmoid(z: float) -> float:
+    return 1.0 / (1.0 + math.exp(-z))
+
+
+def fuse_observations(
+    first: Observation, second: Observation, *, weights: tuple[float, float] = (0.5, 0.5)
+) -> Observation:
+    """Combine two observations of the same board (same cells, same ``BoardView``).
+
+    Parameters
+    ----------
+    first, second : readings of one frame; either may be empty (the other is returned).
+    weights : log-odds weights of the two readers (0.5, 0.5 is the geometric mean of odds).
+
+    Raises
+    ------
+    ValueError
+        When a weight is negative or both are zero.
+    """
+    w1, w2 = weights
+    if w1 < 0 or w2 < 0 or w1 + w2 == 0:
+        raise ValueError(f"weights must be non-negative and not both zero, got {weights!r}")
+    if not first:
+        return second
+    if not second:
+        return first
+    occ = []
+    odds: list[dict[str, float | None]] = []
+    for a, b in zip(first.cells, second.cells, strict=True):
+        occ.append(_sigmoid(w1 * _logit(a.occupied_probability)
+                            + w2 * _logit(b.occupied_probability)))
+        cell: dict[str, float | None] = {}
+        for attr in ATTRIBUTES:
+            pa = a.attribute_probability.get(attr)
+            pb = b.attribute_probability.get(attr)
+            if pa is None and pb is None:
+                cell[attr] = None
+            elif pa is None or pb is None:
+                cell[attr] = pb if pa is None else pa
+            else:
+                cell[attr] = _sigmoid(w1 * _logit(pa) + w2 * _logit(pb))
+        odds.append(cell)
+    occupied = [i for i, p in enumerate(occ) if p >= 0.5]
+    decoded = dict(zip(occupied, decode_pieces([odds[i] for i in occupied]), strict=True))
+    readings = []
+    for i, (a, b) in enumerate(zip(first.cells, second.cells, strict=True)):
+        d = decoded.get(i)
+        readings.append(CellReading(
+            cell=a.cell,
+            center_px=a.center_px,
+            occupied_probability=occ[i],
+            attribute_probability=odds[i],
+            visible_fraction=min(a.visible_fraction, b.visible_fraction),
+            piece=None if d is None else d.piece,
+            known=frozenset(ATTRIBUTES) if d is None else d.known,
+            confidence=0.0 if d is None else d.confidence,
+        ))
+    return Observation(tuple(readings), first.board_view)
