@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import cv2
+import numpy as np
 
 from vision.evaluation.labels import Label, iter_labelled_images
 from vision.evaluation.score import ImageScore, PredictedCell, Report, score_image
@@ -52,7 +53,12 @@ def find_view(frame: object, label: Label, oracle_board: bool) -> BoardView | No
         return label.board_view
     from vision.locate.report import locate
 
-    result = locate(frame)  # type: ignore[arg-type]
+    try:
+        result = locate(frame)  # type: ignore[arg-type]
+    except (ValueError, np.linalg.LinAlgError, cv2.error) as exc:
+        # A finder failure is scored as "board not found", never stops the evaluation.
+        log.warning("%s: board finder failed: %r", label.image_path, exc)
+        return None
     return result.view if isinstance(result.view, BoardView) else None
 
 
