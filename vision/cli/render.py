@@ -18,30 +18,46 @@ EXIT_BAD_ARGS = 2
 
 
 class ProgressBar:
-    """A one-line text progress bar on stderr (redrawn in place)."""
+    """A text progress bar on stderr: redrawn in place at most 5 times a second on a terminal;
+    elsewhere (logs, CI) one plain line per tenth of the work."""
 
     def __init__(self, total: int, label: str, enabled: bool = True) -> None:
         self.total = max(1, total)
         self.label = label
         self.enabled = enabled
         self.start = time.perf_counter()
+        self._tty = sys.stderr.isatty()
+        self._last_draw = -1.0
+        self._last_tenth = -1
 
     def update(self, done: int) -> None:
         if not self.enabled:
             return
+        now = time.perf_counter()
+        finished = done >= self.total
+        if self._tty:
+            if not finished and now - self._last_draw < 0.2:
+                return
+            self._last_draw = now
+        else:
+            tenth = int(10 * done / self.total)
+            if tenth == self._last_tenth:
+                return
+            self._last_tenth = tenth
         frac = min(1.0, done / self.total)
         width = 30
         fill = round(frac * width)
         elapsed = time.perf_counter() - self.start
         eta = elapsed / frac - elapsed if frac > 0 else 0.0
+        start, end = ("\r", "") if self._tty else ("", "\n")
         sys.stderr.write(
-            f"\r{self.label} [{'#' * fill}{'.' * (width - fill)}] {done}/{self.total} "
-            f"{elapsed:5.1f}s eta {eta:5.1f}s"
+            f"{start}{self.label} [{'#' * fill}{'.' * (width - fill)}] {done}/{self.total} "
+            f"{elapsed:5.1f}s eta {eta:5.1f}s{end}"
         )
         sys.stderr.flush()
 
     def close(self) -> None:
-        if self.enabled:
+        if self.enabled and self._tty:
             sys.stderr.write("\n")
             sys.stderr.flush()
 
