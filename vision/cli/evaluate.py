@@ -39,11 +39,11 @@ def run(args: argparse.Namespace) -> int:
         from vision.evaluation.real_photos import format_real_report, score_real_photos
 
         try:
-            result = score_real_photos(args.real_photos)
+            real = score_real_photos(args.real_photos)
         except (OSError, ValueError) as exc:
             print(f"error: {exc}", file=sys.stderr)
             return EXIT_NO_DATA
-        print(json.dumps(result, indent=1) if args.json else format_real_report(result))
+        print(json.dumps(real, indent=1) if args.json else format_real_report(real))
         return EXIT_OK
     if not args.folder:
         print("error: give a FOLDER or --real-photos LABELS", file=sys.stderr)

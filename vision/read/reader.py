@@ -162,12 +162,12 @@ def _refine_heights(
     candidates = np.concatenate([h0 * factors for _, h0, _ in groups])
     prof = outline_fit_profile(view, frames, patch, candidates)
     k = len(factors)
-    out = {}
-    for g, (name, h0, members) in enumerate(groups):
+    refined = [fit.short_m, fit.tall_m]
+    for g, (_, h0, members) in enumerate(groups):
         if np.any(members):
             best = int(np.argmax(prof[members][:, g * k : (g + 1) * k].sum(axis=0)))
-            out[name] = float(h0 * factors[best])
-    return dataclasses.replace(fit, **out)
+            refined[g] = float(h0 * factors[best])
+    return dataclasses.replace(fit, short_m=refined[0], tall_m=refined[1])
 
 
 def _occupancy_pass(
@@ -336,17 +336,17 @@ def read_cells(
     centers = view.cell_centers_px()
     readings = []
     by_index = dict(zip(idx.tolist(), zip(odds, decoded, strict=True), strict=True))
-    for i, cell in enumerate(ALL_CELLS):
-        center = (float(centers[i, 0]), float(centers[i, 1]))
-        if i in by_index:
-            cell_odds, dec = by_index[i]
+    for ci, cell in enumerate(ALL_CELLS):
+        center = (float(centers[ci, 0]), float(centers[ci, 1]))
+        if ci in by_index:
+            cell_odds, dec = by_index[ci]
             readings.append(CellReading(
-                cell, center, float(feats.occupied_probability[i]), cell_odds,
-                float(feats.visible[i]), dec.piece, dec.known, dec.confidence,
+                cell, center, float(feats.occupied_probability[ci]), cell_odds,
+                float(feats.visible[ci]), dec.piece, dec.known, dec.confidence,
             ))
         else:
             readings.append(CellReading(
-                cell, center, float(feats.occupied_probability[i]),
+                cell, center, float(feats.occupied_probability[ci]),
                 dict.fromkeys(ATTRIBUTES), 1.0, None, frozenset(), 0.0,
             ))
     return Observation(tuple(readings), view)

@@ -63,7 +63,7 @@ class TopFeatures:
     outline_fit: FloatArray | None = None  # (16,) best template score: how top-like the plane is
 
 
-def _templates() -> tuple[FloatArray, FloatArray, int]:
+def _templates() -> tuple[FloatArray, NDArray[np.bool_], int]:
     """(T, n, n) weights of the outline templates and the (n, n) hole mask; the first
     ``n_discs`` templates are discs, the rest squares. Weights: +1/area inside (outside the
     hole), -1/area in the outer band. Three sizes each: the set's footprint is only known to
