@@ -165,6 +165,9 @@ class LocateConfig:
     hfov_range_deg: tuple[float, float] = (30.0, 110.0)
     #: Above this camera elevation (degrees) the focal length is ill-conditioned: use default.
     max_focal_elevation_deg: float = 72.0
+    #: Fewest matched ring-edge points to fit the camera to directly (else the homography
+    #: is decomposed).
+    min_camera_points: int = 40
     #: Nominal cell pitch (metres) fixing the scale of an uncalibrated pose (Gigamic 27 cm).
     nominal_pitch_m: float = 0.18 * 0.27
 

@@ -31,6 +31,7 @@ from vision.locate.fit import (
     best_window,
     chequer_contrast,
     coarse_align,
+    edge_correspondences,
     fit_rings,
     grid_contrast,
     plausible_grid,
@@ -44,7 +45,13 @@ from vision.locate.lattice import (
     window_offsets,
 )
 from vision.locate.layout import LayoutFit, board_to_grid, fit_layout
-from vision.locate.pose import intrinsics_for, pose_from_homography
+from vision.locate.pose import (
+    camera_elevation_deg,
+    camera_from_points,
+    intrinsics_for,
+    pose_from_homography,
+    refine_pose,
+)
 from vision.locate.quad import board_quads, quad_hypotheses
 
 FloatArray = NDArray[np.float64]
@@ -224,35 +231,57 @@ def find_board(
     S = np.diag([1.0 / scale, 1.0 / scale, 1.0])
     H = S @ H_work
     full_f = cv2.GaussianBlur(gray.astype(np.float32), (0, 0), config.full_smooth_sigma_px)
+    full_edge = replace(edge, line_halfwidth_px=edge.line_halfwidth_px / scale)
     if scale < 1.0:
-        full_edge = replace(edge, line_halfwidth_px=edge.line_halfwidth_px / scale)
         H, radius, _, _ = fit_rings(full_f, H, radius, config.full_res_reaches_px, full_edge)
         if not plausible_grid(H, (w, h), config.min_ring_axis_px, config.max_foreshortening):
             return BoardNotFound("grid fit degenerated at full resolution")
-    return build_view(H, radius, lay, (w, h), intrinsics, config, support)
+    corr = edge_correspondences(full_f, H, radius, config.full_res_reaches_px[-1], full_edge)
+    return build_view(H, radius, lay, (w, h), intrinsics, config, support, corr)
 
 
 def build_view(
     H_grid: FloatArray, radius: float, lay: LayoutFit, size_wh: tuple[int, int],
     intrinsics: Intrinsics | None, config: LocateConfig, support: float,
+    correspondences: tuple[FloatArray, FloatArray] | None = None,
 ) -> BoardView:
-    """BoardView from a grid homography (full-resolution pixels) and a layout."""
+    """BoardView from a grid homography (full-resolution pixels) and a layout.
+
+    With ``correspondences`` (outline points in grid units and their image edge points) the
+    camera is fitted to them directly; otherwise it is decomposed from the homography.
+    """
     p = config.nominal_pitch_m
-    B = board_to_grid(lay.rotation_deg)
-    # board metres -> pitch units -> grid -> pixels
-    H_board = H_grid @ B @ np.diag([1.0 / p, 1.0 / p, 1.0])
+    to_grid = board_to_grid(lay.rotation_deg) @ np.diag([1.0 / p, 1.0 / p, 1.0])
+    probe = intrinsics or Intrinsics.from_fov(size_wh, config.default_hfov_deg)
+    if pose_from_homography(H_grid @ to_grid, probe.matrix).camera_center[2] < 0:
+        # The lattice was found mirrored (rows counted the other way): flip it.
+        to_grid = _MIRROR @ to_grid
+    H_board = H_grid @ to_grid
+    default = Intrinsics.from_fov(size_wh, config.default_hfov_deg)
     if intrinsics is None:
-        intr, _estimated = intrinsics_for(
-            H_board, size_wh, config.default_hfov_deg, config.hfov_range_deg,
-            config.max_focal_elevation_deg,
-        )
+        intr, _ = intrinsics_for(H_board, size_wh, config.default_hfov_deg,
+                                 config.hfov_range_deg, config.max_focal_elevation_deg)
     else:
         intr = intrinsics
-    pose = pose_from_homography(H_board, intr.matrix)
-    if pose.camera_center[2] < 0:
-        # The lattice was found mirrored (rows counted the other way): flip it.
-        H_board = H_grid @ _MIRROR @ B @ np.diag([1.0 / p, 1.0 / p, 1.0])
-        pose = pose_from_homography(H_board, intr.matrix)
+    pose, _ = refine_pose(H_board, intr.matrix, 2.0 * p)
+    if correspondences is not None and len(correspondences[0]) >= config.min_camera_points:
+        board_xy = apply_h(np.linalg.inv(to_grid), correspondences[0])
+        img = correspondences[1]
+        K, cam_pose, _ = camera_from_points(board_xy, img, size_wh, intr.matrix,
+                                            fix_focal=intrinsics is not None)
+        f = float(K[0, 0])
+        hfov = math.degrees(2.0 * math.atan(size_wh[0] / 2.0 / f))
+        ill = (camera_elevation_deg(cam_pose) > config.max_focal_elevation_deg
+               or not config.hfov_range_deg[0] <= hfov <= config.hfov_range_deg[1])
+        if intrinsics is None and ill:
+            # Near top-down the focal length is ill-conditioned: keep the default one.
+            K, cam_pose, _ = camera_from_points(board_xy, img, size_wh, default.matrix,
+                                                fix_focal=True)
+        if cam_pose.camera_center[2] > 0:
+            pose = cam_pose
+            if intrinsics is None:
+                intr = Intrinsics(float(K[0, 0]), float(K[1, 1]), default.cx, default.cy,
+                                  default.size_wh)
     spec = BoardSpec(
         side_m=lay.side * p,
         cell_pitch_m=p,

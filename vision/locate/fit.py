@@ -258,6 +258,25 @@ def fit_rings(
     return H, radius, ring_support(gray_f, H, radius, config), config
 
 
+def edge_correspondences(gray_f: NDArray[np.float32], H: FloatArray, radius: float,
+                         reach: float, config: EdgeConfig) -> tuple[FloatArray, FloatArray]:
+    """Outline points (grid units) and the image edge points matched to them (RANSAC
+    inliers of a homography), for fitting a camera model to the rings directly."""
+    pts, rad = ring_model_points(radius, config.samples_per_ring, config.shape)
+    px = apply_h(H, pts)
+    nrm = image_normals(H, pts, rad)
+    off, _ = edge_search(gray_f, px, nrm, reach, config)
+    good = np.isfinite(off)
+    if good.sum() < 12:
+        return pts[:0], px[:0]
+    target = px[good] + nrm[good] * off[good, None]
+    _, mask = cv2.findHomography(pts[good], target, cv2.RANSAC, max(1.0, reach), maxIters=200)
+    if mask is None:
+        return pts[good], target
+    inl = mask.ravel().astype(bool)
+    return pts[good][inl], target[inl]
+
+
 def coarse_align(gray_f: NDArray[np.float32], H: FloatArray, radius: float,
                  config: EdgeConfig, scales: tuple[float, ...], shifts: tuple[float, ...],
                  tol_px: float = 2.0) -> FloatArray:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 
+import cv2
 import numpy as np
 from numpy.typing import NDArray
 
@@ -106,3 +107,94 @@ def intrinsics_for(
     if camera_elevation_deg(pose_from_homography(H, est.matrix)) > max_elevation_deg:
         return default, False
     return est, True
+
+
+def _grid_points(half_m: float, n: int = 5) -> FloatArray:
+    v = np.linspace(-half_m, half_m, n)
+    xx, yy = np.meshgrid(v, v)
+    return np.column_stack([xx.ravel(), yy.ravel()])
+
+
+def _apply(H: FloatArray, pts: FloatArray) -> FloatArray:
+    q = pts @ H[:, :2].T + H[:, 2]
+    return q[:, :2] / q[:, 2:3]
+
+
+def refine_pose(H: FloatArray, K: FloatArray, half_m: float) -> tuple[Pose, float]:
+    """The rigid pose whose projection best matches the homography, and its RMS (pixels).
+
+    Parameters
+    ----------
+    H : (3, 3) float
+        Board (x, y) metres -> undistorted pixels, with the camera above the board.
+    K : (3, 3) float
+        Camera matrix.
+    half_m : float
+        Half-size of the board region whose points are matched (the grid's extent).
+
+    Notes
+    -----
+    Decomposing ``K^-1 H`` and orthogonalising gives a pose whose projection drifts from the
+    fitted homography when ``K`` is not exactly right; matching a 5x5 grid of points of the
+    board with ``cv2.solvePnP`` keeps the cell centres where the image put them.
+    """
+    pts = _grid_points(half_m)
+    img = _apply(H, pts)
+    obj = np.column_stack([pts, np.zeros(len(pts))])
+    init = pose_from_homography(H, K)
+    ok, rvec, tvec = cv2.solvePnP(obj, img, K, None, rvec=init.rvec.reshape(3, 1).copy(),
+                                  tvec=init.t.reshape(3, 1).copy(), useExtrinsicGuess=True,
+                                  flags=cv2.SOLVEPNP_ITERATIVE)
+    if not ok:
+        pose = init
+    else:
+        R, _ = cv2.Rodrigues(rvec)
+        pose = Pose(R, tvec.reshape(3))
+    cam = obj @ pose.R.T + pose.t
+    proj = cam[:, :2] / cam[:, 2:3] * np.array([K[0, 0], K[1, 1]]) + K[:2, 2]
+    return pose, float(np.sqrt(np.mean(np.sum((proj - img) ** 2, axis=1))))
+
+
+def camera_from_points(
+    board_xy: FloatArray, image_xy: FloatArray, size_wh: tuple[int, int], K0: FloatArray,
+    *, fix_focal: bool,
+) -> tuple[FloatArray, Pose, float]:
+    """Focal length and pose fitted to board points and their pixels by one-view calibration.
+
+    Parameters
+    ----------
+    board_xy : (N, 2) float
+        Points on the board plane, metres.
+    image_xy : (N, 2) float
+        Their (undistorted) pixels.
+    K0 : (3, 3) float
+        Starting camera matrix; its principal point stays fixed, pixels stay square.
+    fix_focal : bool
+        Keep the focal length of ``K0`` (calibrated camera, or a near top-down view where the
+        focal length cannot be told apart from the distance).
+
+    Returns
+    -------
+    K : (3, 3) float
+    pose : Pose
+    rms : float
+        Reprojection error, pixels.
+
+    Notes
+    -----
+    A camera has 7 degrees of freedom here where a homography has 8; fitting the camera to
+    the ring edges directly keeps the cells where the rings are, where decomposing a fitted
+    homography would drift by its small non-camera part.
+    """
+    obj = np.column_stack([board_xy, np.zeros(len(board_xy))]).astype(np.float32)
+    img = np.asarray(image_xy, np.float32)
+    flags = (cv2.CALIB_USE_INTRINSIC_GUESS | cv2.CALIB_FIX_PRINCIPAL_POINT
+             | cv2.CALIB_FIX_ASPECT_RATIO | cv2.CALIB_ZERO_TANGENT_DIST | cv2.CALIB_FIX_K1
+             | cv2.CALIB_FIX_K2 | cv2.CALIB_FIX_K3)
+    if fix_focal:
+        flags |= cv2.CALIB_FIX_FOCAL_LENGTH
+    rms, K, _, rvecs, tvecs = cv2.calibrateCamera(
+        [obj], [img], (int(size_wh[0]), int(size_wh[1])), K0.copy(), np.zeros(5), flags=flags)
+    R, _ = cv2.Rodrigues(rvecs[0])
+    t = np.asarray(tvecs[0], np.float64).reshape(3)
+    return np.asarray(K, np.float64), Pose(R, t), float(rms)
