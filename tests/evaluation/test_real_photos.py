@@ -57,8 +57,19 @@ def test_colour_mapping_may_be_swapped() -> None:
     swapped = _obs({0: "DRTH", 15: "LSSS", 9: "LRSS"})
     strict = score_photo(_entry(), swapped)
     assert strict["attributes"]["color"]["right"] == 0
-    lenient = score_photo(_entry(color_mapping_ambiguous=True), swapped)
-    assert lenient["attributes"]["color"]["right"] == 2 and lenient["colour_mapping_swapped"]
+    metal = _entry(color_mapping_ambiguous=True)
+    for piece, name in zip(metal["pieces"], ("steel", "bronze", "bronze"), strict=True):
+        piece["color"] = name
+    lenient = score_photo(metal, swapped)
+    assert lenient["attributes"]["color"]["right"] == 2
+    assert lenient["colour_mapping"] == {"bronze": "light", "steel": "dark"}
+
+
+def test_unsure_label_values_are_not_judged() -> None:
+    entry = _entry()
+    entry["pieces"][0]["height"] = "unknown"
+    out = score_photo(entry, _obs({0: "LRSH", 15: "DSSS"}))
+    assert out["attributes"]["height"]["judged"] == 1
 
 
 def test_empty_board_and_no_board(tmp_path: Path) -> None:

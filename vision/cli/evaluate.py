@@ -26,7 +26,8 @@ def register(subparsers: Any) -> None:
     p.add_argument("--real-photos", metavar="LABELS",
                    help="score the real photos described by this labels.json instead")
     p.add_argument("--oracle-board", action="store_true",
-                   help="use the label's camera instead of the board finder (reader alone)")
+                   help="use the label's camera instead of the board finder (reader alone); "
+                   "for real photos, a board fitted to fully labelled photos")
     p.add_argument("--limit", type=int, default=None, help="first N images only")
     p.add_argument("--failures", type=int, default=0, metavar="N",
                    help="list the mistakes of the first N images that have any")
@@ -39,7 +40,7 @@ def run(args: argparse.Namespace) -> int:
         from vision.evaluation.real_photos import format_real_report, score_real_photos
 
         try:
-            real = score_real_photos(args.real_photos)
+            real = score_real_photos(args.real_photos, oracle_board=args.oracle_board)
         except (OSError, ValueError) as exc:
             print(f"error: {exc}", file=sys.stderr)
             return EXIT_NO_DATA
