@@ -150,7 +150,7 @@ class LocateConfig:
     min_cells_seen: int = 3
     #: Ring candidates (closed ellipses) that must fall on the fitted grid's cells: an outline
     #: alone (a box, a phone) does not make a board.
-    min_candidates_on_grid: int = 2
+    min_candidates_on_grid: int = 1
     #: Score added per cell holding a matching ring candidate when ranking grids (a full
     #: board of 16 weighs like a perfect outline).
     candidate_weight: float = 0.05
