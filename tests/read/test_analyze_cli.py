@@ -1,9 +1,9 @@
 """``quarto-vision analyze`` on bad input: documented exit status and a one-line message.
 
 Exit 2 with one line on stderr naming the file for anything that is not a usable image; 3 for an
-image with no board; the other images of the same call are still processed. The truncated-JPEG
-and huge-image cases need ``analyze`` to read files through ``vision.io.load_image`` (OpenCV's
-``imread`` half-decodes a truncated JPEG and decodes any size): they are marked xfail until then.
+image with no board; the other images of the same call are still processed. ``analyze`` reads
+files through ``vision.io.load_image`` (OpenCV's ``imread`` alone half-decodes a truncated JPEG
+and decodes any size).
 """
 
 from __future__ import annotations
@@ -16,9 +16,6 @@ import numpy as np
 import pytest
 
 from vision.cli.main import main
-
-NEEDS_LOAD_IMAGE = pytest.mark.xfail(
-    reason="analyze must read images with vision.io.load_image", strict=False)
 
 
 def _run(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
@@ -65,7 +62,6 @@ def test_one_pixel_image(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> 
     _one_line_naming(err, p)
 
 
-@NEEDS_LOAD_IMAGE
 def test_truncated_jpeg(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     p = tmp_path / "cut.jpg"
     data = _jpeg(p)
@@ -75,7 +71,6 @@ def test_truncated_jpeg(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> N
     _one_line_naming(err, p)
 
 
-@NEEDS_LOAD_IMAGE
 def test_huge_image(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     p = tmp_path / "huge.png"
     ok, buf = cv2.imencode(".png", np.zeros((8, 8, 3), np.uint8))

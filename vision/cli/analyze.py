@@ -15,8 +15,12 @@ from typing import Any
 import cv2
 
 from calibration.io import Calibration, CalibrationError, load_calibration
-from vision.locate.report import image_result, locate
+from vision.io import ImageReadError, load_image
 from vision.overlay.board import draw_board
+from vision.overlay.pieces import draw_pieces
+from vision.pipeline import analyze_frame
+from vision.rules.board import Cell
+from vision.rules.lines import Rules, RulesError
 
 EXIT_OK = 0
 EXIT_UNREADABLE = 2
@@ -32,6 +36,10 @@ def register(subparsers: Any) -> None:
     p.add_argument("--calibration", metavar="FILE", help="camera calibration / board lock JSON")
     p.add_argument("--annotate", metavar="OUT",
                    help="write the annotated image to OUT (a folder when several images)")
+    p.add_argument("--rules", choices=("classic", "advanced"), default="classic",
+                   help="which lines count for the reported Quarto lines")
+    p.add_argument("--attributes", default=None, metavar="LIST",
+                   help="beginner variant: only these attributes count, e.g. color,shape")
     p.set_defaults(func=run)
 
 
@@ -48,8 +56,19 @@ def _summary(res: dict[str, Any]) -> str:
     b = res["board"]
     if not b["found"]:
         return f"{res['image']}: no board ({b['reason']})"
-    return (f"{res['image']}: {b['layout']} board, score {b['score']:.2f}, "
-            f"{res['elapsed_ms']:.0f} ms")
+    lines = [f"{res['image']}: {b['layout']} board, score {b['score']:.2f}, "
+             f"{res['elapsed_ms']:.0f} ms"]
+    for cell in res["cells"]:
+        piece = cell["piece"]
+        if piece is None:
+            continue
+        values = " ".join(str(piece[a] or "?") for a in ("color", "shape", "height", "top"))
+        lines.append(f"  {cell['name']}: {values} ({piece['confidence']:.2f})")
+    for q in res["quarto"]:
+        cells = "-".join(Cell(r, c).name for r, c in q["cells"])
+        shared = ", ".join(f"all {v}" for v in q["shared"].values())
+        lines.append(f"  QUARTO {cells}: {shared}")
+    return "\n".join(lines)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -60,21 +79,24 @@ def run(args: argparse.Namespace) -> int:
         except CalibrationError as exc:
             print(f"error: {exc}", file=sys.stderr)
             return EXIT_UNREADABLE
+    try:
+        rules = Rules.from_options(args.rules, args.attributes)
+    except RulesError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return EXIT_UNREADABLE
     status = EXIT_OK
     several = len(args.images) > 1
     for path in args.images:
-        frame = cv2.imread(path, cv2.IMREAD_COLOR) if Path(path).is_file() else None
-        if frame is None:
-            print(f"error: {path}: cannot read as an image", file=sys.stderr)
-            status = EXIT_UNREADABLE
-            continue
         try:
-            board = locate(frame, calib)
-        except ValueError as exc:
-            print(f"error: {path}: {exc}", file=sys.stderr)
+            frame = load_image(path)
+            analysis = analyze_frame(frame, calibration=calib, rules=rules)
+        except (ImageReadError, ValueError) as exc:
+            message = str(exc) if path in str(exc) else f"{path}: {exc}"
+            print(f"error: {message}", file=sys.stderr)
             status = EXIT_UNREADABLE
             continue
-        res = image_result(path, frame, board)
+        h, w = frame.shape[:2]
+        res = analysis.to_json(path, (w, h))
         if not res["board"]["found"] and status == EXIT_OK:
             status = EXIT_NO_BOARD
         if args.json:
@@ -83,7 +105,8 @@ def run(args: argparse.Namespace) -> int:
             print(_summary(res), flush=True)
         if args.annotate:
             out = _annotate_path(args.annotate, path, several)
-            if not cv2.imwrite(str(out), draw_board(frame, board.view)):
+            drawn = draw_pieces(draw_board(frame, analysis.view), analysis.observation)
+            if not cv2.imwrite(str(out), drawn):
                 print(f"error: {out}: cannot write the annotated image", file=sys.stderr)
                 status = EXIT_UNREADABLE
     return status
