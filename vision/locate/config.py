@@ -168,6 +168,8 @@ class LocateConfig:
     #: Fewest matched ring-edge points to fit the camera to directly (else the homography
     #: is decomposed).
     min_camera_points: int = 40
+    #: Rounds of "match ring edges to the camera's grid, refit the camera".
+    camera_rounds: int = 1
     #: Nominal cell pitch (metres) fixing the scale of an uncalibrated pose (Gigamic 27 cm).
     nominal_pitch_m: float = 0.18 * 0.27
 
@@ -176,6 +178,8 @@ class LocateConfig:
             raise ValueError(f"work_width_px must be >= 160, got {self.work_width_px}")
         if not 0.0 < self.min_axis_ratio < 1.0:
             raise ValueError(f"min_axis_ratio must be in (0, 1), got {self.min_axis_ratio}")
+        if self.camera_rounds < 1:
+            raise ValueError(f"camera_rounds must be >= 1, got {self.camera_rounds}")
         if self.min_inliers < 4:
             raise ValueError(f"min_inliers must be >= 4 (a homography), got {self.min_inliers}")
         if self.line_block_px % 2 == 0 or self.line_block_px < 3:

@@ -236,19 +236,27 @@ def find_board(
         H, radius, _, _ = fit_rings(full_f, H, radius, config.full_res_reaches_px, full_edge)
         if not plausible_grid(H, (w, h), config.min_ring_axis_px, config.max_foreshortening):
             return BoardNotFound("grid fit degenerated at full resolution")
-    corr = edge_correspondences(full_f, H, radius, config.full_res_reaches_px[-1], full_edge)
-    return build_view(H, radius, lay, (w, h), intrinsics, config, support, corr)
+    view: BoardView | None = None
+    for _round in range(config.camera_rounds):
+        # Match the ring edges to the current model, fit the camera to them; the camera's
+        # own grid then gathers the next matches.
+        corr = edge_correspondences(full_f, H, radius, config.full_res_reaches_px[-1],
+                                    full_edge)
+        view, H = build_view(H, radius, lay, (w, h), intrinsics, config, support, corr)
+    assert view is not None
+    return view
 
 
 def build_view(
     H_grid: FloatArray, radius: float, lay: LayoutFit, size_wh: tuple[int, int],
     intrinsics: Intrinsics | None, config: LocateConfig, support: float,
     correspondences: tuple[FloatArray, FloatArray] | None = None,
-) -> BoardView:
+) -> tuple[BoardView, FloatArray]:
     """BoardView from a grid homography (full-resolution pixels) and a layout.
 
     With ``correspondences`` (outline points in grid units and their image edge points) the
     camera is fitted to them directly; otherwise it is decomposed from the homography.
+    Also returns the grid homography the camera implies (for another round of matching).
     """
     p = config.nominal_pitch_m
     to_grid = board_to_grid(lay.rotation_deg) @ np.diag([1.0 / p, 1.0 / p, 1.0])
@@ -289,5 +297,7 @@ def build_view(
         grid_rotation_deg=lay.rotation_deg,
         big_circle_radius_m=lay.big_circle * p,
     )
-    return BoardView(Camera(intr, pose), spec, calibrated=intrinsics is not None,
+    view = BoardView(Camera(intr, pose), spec, calibrated=intrinsics is not None,
                      score=float(support))
+    H_cam = view.camera.board_homography() @ np.linalg.inv(to_grid)
+    return view, H_cam / H_cam[2, 2]
