@@ -85,8 +85,10 @@ def test_bad_frames_raise_value_error() -> None:
 
 
 def test_config_is_validated() -> None:
-    with pytest.raises(ValueError, match="tall_threshold_f"):
-        ReaderConfig(tall_threshold_f=10.0)
+    with pytest.raises(ValueError, match="typical_tall_f"):
+        ReaderConfig(typical_tall_f=10.0)
+    with pytest.raises(ValueError, match="must be >= 0"):
+        ReaderConfig(blur_f=-1.0)
     with pytest.raises(ValueError, match="occupied_probability"):
         ReaderConfig(occupied_probability=1.5)
     with pytest.raises(ValueError, match="footprint_scales"):

@@ -35,18 +35,16 @@ class ReaderConfig:
     max_height_f: float = 3.4
     #: Number of candidate heights in that range (a step of about 0.1 F).
     n_heights: int = 30
-    #: Absolute short/tall boundary in F, used only when the board does not show two height
-    #: groups (e.g. one piece): halfway (geometric mean) between a typical short 1.05 F and a
-    #: typical tall 2.1 F.
-    tall_threshold_f: float = 1.5
     #: Ratio tall/short searched when fitting the set's two heights (sets: 1.5-2.1).
     min_tall_short_ratio: float = 1.4
     max_tall_short_ratio: float = 2.3
     #: Range of the short height, in F (sets: 0.9-1.5 F, plus the footprint's uncertainty).
     min_short_f: float = 0.75
     max_short_f: float = 1.7
-    #: Typical short height (F) and the weight of that prior per piece (log-units squared):
-    #: decides a lone piece, barely matters once pieces of both heights are on the board.
+    #: Typical short and tall heights (F): nearer pieces are assumed between them while the
+    #: set's heights are unknown, and a prior (weight per piece, log-units squared) keeps the
+    #: short height near typical: it decides a lone piece and barely matters once pieces of
+    #: both heights are on the board.
     typical_short_f: float = 1.1
     typical_tall_f: float = 2.1
     height_prior_weight: float = 1.0
@@ -133,10 +131,12 @@ class ReaderConfig:
                 continue
             if isinstance(value, (int, float)) and value < 0:
                 raise ValueError(f"ReaderConfig.{f.name} must be >= 0, got {value!r}")
-        if not self.min_height_f < self.tall_threshold_f < self.max_height_f:
+        if not self.min_height_f < self.typical_short_f < self.typical_tall_f \
+                < self.max_height_f:
             raise ValueError(
-                "ReaderConfig: need min_height_f < tall_threshold_f < max_height_f, got "
-                f"{self.min_height_f}, {self.tall_threshold_f}, {self.max_height_f}"
+                "ReaderConfig: need min_height_f < typical_short_f < typical_tall_f < "
+                f"max_height_f, got {self.min_height_f}, {self.typical_short_f}, "
+                f"{self.typical_tall_f}, {self.max_height_f}"
             )
         if self.n_heights < 4 or self.n_arc_points < 3:
             raise ValueError(

@@ -3,13 +3,17 @@
 Steps (each in its own module):
 
 1. ``geometry``: local frame of every cell; ``sampling``: Lab colours of the board's region.
-2. ``silhouette``: for every candidate height, contrast across the predicted top rim and sides
-   -> a height estimate per cell.
-3. ``appearance``: body colour vs bare board -> occupancy; lightness split -> light/dark.
-4. height groups: short/tall decided relative to the other pieces on the board.
-5. ``visibility``: nearer pieces hide farther ones -> visible fractions, top visibility.
-6. ``top``: hole and square corners on the plane of the top face.
-7. ``decode``: distinct pieces assigned jointly, unknown attributes kept unknown.
+2. ``silhouette``: for every candidate height (and footprint size), contrast across the
+   predicted top rim and sides; ``top.outline_fit_profile``: how well a top outline fits the
+   plane at that height.
+3. ``appearance``: footprint colour vs the bare board, plus the outline evidence -> occupancy,
+   walking the cells from the camera outwards (``visibility``: nearer pieces hide farther
+   ones, so hidden evidence is void).
+4. ``heights``: the set's two heights fitted to all pieces at once, then refined; each piece
+   picks short or tall.
+5. ``top``: hole and outline (round/square) read on the rectified plane of the top face;
+   ``appearance``: light/dark split relative to the other pieces and the board.
+6. ``decode``: distinct pieces assigned jointly, unknown attributes kept unknown.
 """
 
 from __future__ import annotations
@@ -230,31 +234,6 @@ def occupancy_probability(colour_distance: float, outline_fit: float,
     else:
         logit += config.occupancy_hidden_bias
     return float(_logistic(np.array(logit)))
-
-
-def tall_probability(heights_f: FloatArray, usable: NDArray[np.bool_],
-                     config: ReaderConfig) -> FloatArray:
-    """Probability that each piece is tall, from heights in footprint widths.
-
-    Two height groups on the board (largest gap between sorted log-heights, group means at
-    least ``min_tall_short_ratio`` apart) set the boundary at the gap's geometric middle;
-    otherwise the absolute ``tall_threshold_f`` is used.
-    """
-    if len(heights_f) == 0:
-        return np.zeros(0)
-    logs = np.log(np.maximum(heights_f, 1e-3))
-    threshold = np.log(config.tall_threshold_f)
-    vals = np.sort(logs[usable]) if np.any(usable) else np.sort(logs)
-    if len(vals) >= 2:
-        gaps = np.diff(vals)
-        k = int(np.argmax(gaps))
-        lo, hi = vals[: k + 1], vals[k + 1 :]
-        if hi.mean() - lo.mean() >= np.log(config.min_tall_short_ratio):
-            mid = 0.5 * (vals[k] + vals[k + 1])
-            # Trust the board's own split only near the physical boundary.
-            if abs(mid - threshold) < np.log(1.35):
-                threshold = mid
-    return _logistic((logs - threshold) / 0.1)
 
 
 def two_group_probability(
