@@ -57,8 +57,10 @@ class LocateConfig:
     #: A lattice with more candidates than this outside its best 4x4 window is a bigger
     #: pattern (tiles, a tablecloth), not a board; a few are spare pieces or clutter.
     max_outside_inliers: int = 3
-    #: Fewest rings that make a board (a hand may hide a quarter and pieces more).
-    min_inliers: int = 5
+    #: Fewest candidates on a lattice hypothesis (the seed pair and one more ring).
+    min_lattice_inliers: int = 3
+    #: Neighbouring rings differ in size by at most this factor (perspective, wide lens).
+    neighbour_size_ratio: float = 1.43
     #: Most seed pairs tried (strongest candidates first), bounding the time on clutter.
     max_seed_pairs: int = 200
 
@@ -86,6 +88,8 @@ class LocateConfig:
     #: The quadrilateral's area must be within this ratio of the hull's (no cut-off shapes).
     quad_min_fill: float = 0.85
     max_quads: int = 4
+    #: Larger blobs (share of the image) are the table, not a board.
+    quad_max_area: float = 0.9
     #: Two outlines whose corners all lie within this share of their size are one.
     quad_same_tol: float = 0.08
     #: Opening kernel for the brightness regions, share of the image width: removes pieces
@@ -104,8 +108,6 @@ class LocateConfig:
     )
 
     # --- refinement, layout, verification --------------------------------------------------
-    #: Rounds of "fit circles on the board plane, move centres, refit the homography".
-    refine_rounds: int = 3
     #: Coarse search before the fit: grid scalings and shifts (pitches) tried around a guess.
     #: The outline guess errs by up to a third of a cell (pitch/side ratio 0.17-0.19 of the
     #: side; the side face taken for the top); a lattice guess by a tenth.
@@ -139,8 +141,13 @@ class LocateConfig:
     #: predicted points on image edges: a grid on a cluster of spare pieces has no board
     #: around it. Real boards score 0.45 and up even when pieces or a hand cross the outline.
     min_frame_support: float = 0.35
-    #: Points sampled along each board edge / the big circle when scoring a layout.
+    #: Points sampled along each board edge / the big circle when scoring a layout ...
     outline_samples: int = 40
+    #: ... along this middle share of each edge (pieces and shadows gather at the corners).
+    outline_span: float = 0.85
+    #: Ring radius over pitch the fit may settle on (Gigamic 0.46, home-made 0.37, square
+    #: cells 0.47 half-side); outside it the previous value is kept.
+    ring_radius_range: tuple[float, float] = (0.34, 0.53)
     #: A board is accepted when the share of its ring-outline points on aligned image edges
     #: exceeds the share for the same rings moved half a cell by at least this much.
     min_ring_contrast: float = 0.12
@@ -180,8 +187,10 @@ class LocateConfig:
             raise ValueError(f"min_axis_ratio must be in (0, 1), got {self.min_axis_ratio}")
         if self.camera_rounds < 1:
             raise ValueError(f"camera_rounds must be >= 1, got {self.camera_rounds}")
-        if self.min_inliers < 4:
-            raise ValueError(f"min_inliers must be >= 4 (a homography), got {self.min_inliers}")
+        if self.min_lattice_inliers < 3:
+            raise ValueError(
+                f"min_lattice_inliers must be >= 3 (two steps of the lattice), "
+                f"got {self.min_lattice_inliers}")
         if self.line_block_px % 2 == 0 or self.line_block_px < 3:
             raise ValueError(f"line_block_px must be odd and >= 3, got {self.line_block_px}")
 

@@ -220,7 +220,7 @@ def find_board(
     if not hyps:
         return BoardNotFound(
             f"no grid of rings among {len(ells)} ring candidates and no board outline")
-    edge = EdgeConfig(min_edge=config.min_edge_step)
+    edge = EdgeConfig(min_edge=config.min_edge_step, radius_range=config.ring_radius_range)
     work_f = cv2.GaussianBlur(work.astype(np.float32), (0, 0), config.smooth_sigma_px)
     fitted = fit_grid(work_f, hyps, config, edge, ells)
     if fitted is None:

@@ -67,6 +67,8 @@ class EdgeConfig:
     line_halfwidth_px: float = 1.5
     #: Smallest line contrast (grey levels) against both sides.
     min_line: float = 3.0
+    #: Cell radius over pitch the fit may settle on; outside it the previous one is kept.
+    radius_range: tuple[float, float] = (0.34, 0.53)
 
 
 def cell_outline(radius: float, n: int, shape: str = "circle") -> tuple[FloatArray, FloatArray]:
@@ -180,7 +182,7 @@ def edge_search(
 
 def fit_rings(
     gray_f: NDArray[np.float32], H: FloatArray, radius: float, reaches: tuple[float, ...],
-    config: EdgeConfig, radius_range: tuple[float, float] = (0.34, 0.53),
+    config: EdgeConfig,
 ) -> tuple[FloatArray, float, float, EdgeConfig]:
     """Refine a grid homography and ring radius against the image's ring edges.
 
@@ -195,8 +197,6 @@ def fit_rings(
     reaches : tuple of float
         Search half-lengths (pixels) of the successive rounds, decreasing.
     config : EdgeConfig
-    radius_range : (float, float)
-        Ring radius over pitch accepted from the edges (else the previous one is kept).
 
     Returns
     -------
@@ -251,7 +251,7 @@ def fit_rings(
             r = float(np.median(np.max(np.abs(d), axis=1)))
         else:
             r = float(np.median(np.hypot(d[:, 0], d[:, 1])))
-        if radius_range[0] < r < radius_range[1]:
+        if config.radius_range[0] < r < config.radius_range[1]:
             radius = r
     if not (config.mode and config.polarity):
         config = replace(config, mode="edge", polarity=0)

@@ -65,7 +65,7 @@ def _seed_pairs(ells: list[Ellipse], config: LocateConfig) -> list[tuple[int, in
         dist = np.hypot(d[:, 0], d[:, 1])
         size = axes / e.a
         ok = (dist >= config.min_pitch_over_radius) & (dist <= config.max_pitch_over_radius)
-        ok &= (size > 0.7) & (size < 1.43)
+        ok &= (size > 1.0 / config.neighbour_size_ratio) & (size < config.neighbour_size_ratio)
         ok &= np.array([o.shape == e.shape for o in ells])
         for j in np.flatnonzero(ok):
             if j != i:
@@ -145,7 +145,7 @@ def lattice_hypotheses(ells: list[Ellipse], config: LocateConfig,
         v2 = np.array([-v1[1], v1[0]])
         H = _affine_h(e.center, centers[j] - e.center, Winv @ v2)
         idx, nodes = _collect(H, ells, centers, radius, config, e.shape)
-        if len(idx) < 3:
+        if len(idx) < config.min_lattice_inliers:
             continue
         key = frozenset(idx.tolist())
         if key in seen:
@@ -166,7 +166,7 @@ def lattice_hypotheses(ells: list[Ellipse], config: LocateConfig,
         if (~inside).sum() > config.max_outside_inliers:
             continue  # a lattice bigger than 4x4 (a tablecloth, tiles): not a Quarto grid
         nodes = nodes[inside]
-        if len(nodes) < 3:
+        if len(nodes) < config.min_lattice_inliers:
             continue
         results.append(LatticeHypothesis(H, nodes, len(idx), radius, e.shape))
     results.sort(key=lambda h: -h.inliers)

@@ -75,10 +75,10 @@ def _support_many(gray_f: NDArray[np.float32], H_grid: FloatArray, pts_b: FloatA
     return np.asarray(score, dtype=np.float64)
 
 
-def _square_points(side: float, n: int) -> tuple[FloatArray, FloatArray]:
-    """Points along a square's edges (corners left out: pieces and shadows gather there)."""
+def _square_points(side: float, n: int, span: float) -> tuple[FloatArray, FloatArray]:
+    """Points along the middle ``span`` of a square's edges (corners left out)."""
     h = side / 2.0
-    t = np.linspace(-0.85 * h, 0.85 * h, n)
+    t = np.linspace(-span * h, span * h, n)
     pts, nrm = [], []
     for nx, ny in ((1, 0), (-1, 0), (0, 1), (0, -1)):
         if nx:
@@ -122,7 +122,7 @@ def fit_layout(gray_f: NDArray[np.float32], H_grid: FloatArray, config: LocateCo
         (LAYOUT_AXIS, config.axis_side_range, 0.0),
     ):
         sides = np.arange(rng[0], rng[1] + 1e-9, config.side_step)
-        unit_pts, unit_nrm = _square_points(1.0, n)
+        unit_pts, unit_nrm = _square_points(1.0, n, config.outline_span)
         pts = sides[:, None, None] * unit_pts[None]
         nrm = np.broadcast_to(unit_nrm, pts.shape)
         scores = _support_many(gray_f, H_grid, pts, nrm, rot, edge, tol_px)

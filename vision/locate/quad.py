@@ -80,7 +80,7 @@ def _quads_in(mask: NDArray[np.uint8], config: LocateConfig) -> list[tuple[float
     min_area = config.quad_min_area * h * w
     for outer in cnts:
         area = float(cv2.contourArea(outer))
-        if area < min_area or area > 0.9 * h * w:
+        if area < min_area or area > config.quad_max_area * h * w:
             continue
         hull = cv2.convexHull(outer)
         hull_area = float(cv2.contourArea(hull))
