@@ -103,10 +103,9 @@ def measure_cells(
     patch = lab_patch(frame_bgr, (x0, y0, x1, y1), config.blur_f * f_px,
                       scale=config.max_footprint_px / max(f_px, 1e-6))
     scaled = [dataclasses.replace(frames, footprint_m=f * s) for s in config.footprint_scales]
-    all_profiles = [height_profiles(view, fs, patch, config) for fs in scaled]
     # Occupancy masks use the nominal-size hypothesis (the scale nearest 1).
     nominal = int(np.argmin(np.abs(np.log(np.asarray(config.footprint_scales)))))
-    profiles = all_profiles[nominal]
+    profiles = height_profiles(view, scaled[nominal], patch, config)
     score = profiles.score()
     colours = cell_colours(view, frames, patch)
     coarse = np.geomspace(profiles.heights_m[0], profiles.heights_m[-1], config.n_outline_heights)
@@ -124,17 +123,19 @@ def measure_cells(
         view, frames, colours, outline_nominal, top_centres, short, config)
     occupied = occupied_p >= config.occupied_probability
     taking_part = occupied & (visible >= 0.5)
-    fit = None
+    fit = fit_heights(score, profiles.heights_m, taking_part, scaled[nominal].footprint_m,
+                      config)
+    frames = scaled[nominal]
     # The footprint size is only searched when enough pieces vouch for it.
-    few = np.count_nonzero(taking_part) < config.min_pieces_for_size
-    for k, (frames_s, profiles_s) in enumerate(zip(scaled, all_profiles, strict=True)):
-        if few and k != nominal:
-            continue
-        fit_s = fit_heights(profiles_s.score(), profiles_s.heights_m, taking_part,
-                            frames_s.footprint_m, config)
-        if fit is None or fit_s.support > fit.support:
-            fit, frames, profiles = fit_s, frames_s, profiles_s
-    assert fit is not None
+    if np.count_nonzero(taking_part) >= config.min_pieces_for_size:
+        for k, frames_s in enumerate(scaled):
+            if k == nominal:
+                continue
+            profiles_s = height_profiles(view, frames_s, patch, config)
+            fit_s = fit_heights(profiles_s.score(), profiles_s.heights_m, taking_part,
+                                frames_s.footprint_m, config)
+            if fit_s.support > fit.support:
+                fit, frames, profiles = fit_s, frames_s, profiles_s
     # Refine with the top-outline evidence at the chosen footprint size.
     outline = outline_fit_profile(view, frames, patch, coarse)
     outline_k = np.array([np.interp(profiles.heights_m, coarse, o) for o in outline])

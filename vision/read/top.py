@@ -21,7 +21,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from numpy.lib.stride_tricks import sliding_window_view
 from numpy.typing import NDArray
 
 from vision.geometry.board_view import BoardView
@@ -107,6 +106,23 @@ def _coarse_templates() -> tuple[FloatArray, NDArray[np.bool_], NDArray[np.bool_
     return np.array(temps), (r > 0.33) & (r < 0.44), r > 0.75
 
 
+def _correlate(image: NDArray[np.float32], templates: FloatArray) -> NDArray[np.float32]:
+    """Valid correlation of (..., m, m) images with (T, n, n) templates: (..., s, s, T) with
+    s = m - n + 1, one small matrix product per offset (much faster than an einsum over a
+    strided window view)."""
+    t = templates.reshape(len(templates), -1).T.astype(np.float32)  # (n*n, T)
+    n = templates.shape[-1]
+    m = image.shape[-1]
+    s = m - n + 1
+    lead = image.shape[:-2]
+    out = np.empty((*lead, s, s, len(templates)), dtype=np.float32)
+    for dy in range(s):
+        for dx in range(s):
+            win = np.ascontiguousarray(image[..., dy : dy + n, dx : dx + n]).reshape(-1, n * n)
+            out[..., dy, dx, :] = (win @ t).reshape(*lead, len(templates))
+    return out
+
+
 _COARSE_N = 15
 _COARSE_SHIFT = 1
 _COARSE_TEMPLATES, _COARSE_BAND, _COARSE_FAR = _coarse_templates()
@@ -136,9 +152,7 @@ def outline_fit_profile(
     scale = np.maximum(0.5 * contrast, 6.0)
     like = np.exp(-0.5 * (lab_distance(vals, top[:, :, None, None, :])
                           / scale[:, :, None, None]) ** 2).astype(np.float32)
-    win = sliding_window_view(like, (n, n), axis=(2, 3))  # (16, K, s, s, n, n)
-    fit = np.einsum("ikjlab,tab->ikjlt", win, _COARSE_TEMPLATES.astype(np.float32))
-    fit = fit.reshape(16, h.shape[1], -1).max(axis=2)
+    fit = _correlate(like, _COARSE_TEMPLATES).reshape(16, h.shape[1], -1).max(axis=2)
     # A top must also stand out from its surroundings: weigh by the top/far contrast.
     return np.asarray(fit * contrast / (contrast + _CONTRAST_HALF))
 
@@ -161,11 +175,8 @@ def top_features(
     far = np.median(vals[:, r > 0.75], axis=1)
     scale = np.maximum(0.5 * lab_distance(top, far), 6.0)
     like = np.exp(-0.5 * (lab_distance(vals, top[:, None, None, :]) / scale[:, None, None]) ** 2)
-    # (16, s, s, n, n) windows of the top-likeness at every offset.
-    windows = sliding_window_view(like.astype(np.float32), (_N, _N), axis=(1, 2))
-    shifts = windows.shape[1]
-    scores = np.einsum("ijkab,tab->ijkt", windows, _TEMPLATES.astype(np.float32))
-    flat = scores.reshape(16, shifts * shifts, -1)  # (16, s*s, T)
+    shifts = like.shape[1] - _N + 1
+    flat = _correlate(like.astype(np.float32), _TEMPLATES).reshape(16, shifts * shifts, -1)
     disc = flat[:, :, :_N_DISCS].max(axis=(1, 2))
     square = flat[:, :, _N_DISCS:].max(axis=(1, 2))
     # Hole at the offset the outline fits best.
