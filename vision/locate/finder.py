@@ -42,6 +42,7 @@ from vision.locate.lattice import (
     apply_h,
     lattice_hypotheses,
     shift_h,
+    usable_h,
     window_offsets,
 )
 from vision.locate.layout import LayoutFit, board_to_grid, fit_layout
@@ -85,7 +86,7 @@ def _undistort(frame: NDArray[np.uint8], intr: Intrinsics | None) -> NDArray[np.
 def candidates_on_grid(ells: list[Ellipse], H: FloatArray, radius: float,
                        config: LocateConfig) -> int:
     """How many cells of the grid ``H`` hold a ring candidate of the size the grid predicts."""
-    if not ells:
+    if not ells or not usable_h(H):
         return 0
     g = apply_h(np.linalg.inv(H), np.array([e.center for e in ells]))
     node = np.rint(g)

@@ -18,7 +18,7 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
-from vision.locate.lattice import apply_h
+from vision.locate.lattice import apply_h, usable_h
 
 FloatArray = NDArray[np.float64]
 
@@ -242,7 +242,10 @@ def fit_rings(
         inl = mask.ravel().astype(bool)
         # Least-squares refit on the RANSAC inliers only.
         Hn2, _ = cv2.findHomography(pts[good][inl], target[inl], 0)
-        H = Hn2 if Hn2 is not None else Hn
+        Hnew = Hn2 if usable_h(Hn2) else Hn
+        if not usable_h(Hnew):
+            break
+        H = Hnew
         # Ring radius: median distance of the matched edges from their ring centres.
         back = apply_h(np.linalg.inv(H), target[inl])
         per_cell = len(pts) // len(GRID_NODES)

@@ -40,6 +40,13 @@ class LatticeHypothesis:
     shape: str = "circle"
 
 
+def usable_h(H: NDArray[Any] | None) -> bool:
+    """A finite, invertible homography (fits from degenerate point sets are neither)."""
+    if H is None or not np.all(np.isfinite(H)):
+        return False
+    return bool(abs(np.linalg.det(H)) > 1e-12 * max(1.0, float(np.abs(H).max()) ** 3))
+
+
 def apply_h(H: NDArray[Any], pts: NDArray[Any]) -> FloatArray:
     """Map (N, 2) points through a 3x3 homography."""
     p = np.asarray(pts, dtype=np.float64).reshape(-1, 2)
@@ -84,6 +91,8 @@ def _collect(
 
     Returns the indices of the candidates and their integer grid nodes.
     """
+    if not usable_h(H):
+        return np.zeros(0, np.int64), np.zeros((0, 2), np.int64)
     Hinv = np.linalg.inv(H)
     g = apply_h(Hinv, centers)
     node = np.rint(g)
@@ -155,7 +164,7 @@ def lattice_hypotheses(ells: list[Ellipse], config: LocateConfig,
         for _ in range(2):
             if len(idx) >= 4:
                 Hn, _m = cv2.findHomography(nodes.astype(np.float64), centers[idx], 0)
-                if Hn is None:
+                if not usable_h(Hn):
                     break
                 H = Hn
             idx2, nodes2 = _collect(H, ells, centers, radius, config, e.shape)
