@@ -45,11 +45,11 @@ class LocateConfig:
 
     # --- lattice ---------------------------------------------------------------------------
     #: Neighbouring cell distance over ring radius: 2 x pitch / diameter; Gigamic 2.2,
-    #: home-made axis boards up to 2.8. The upper limit must stay below the diagonal
-    #: neighbour of a Gigamic grid (2.2 x sqrt 2 = 3.1), or the half-density diagonal lattice
-    #: would be taken for the board.
+    #: home-made boards up to 2.8, and up to 3.2 when a thick ring's inner edge is the
+    #: candidate. The diagonal half-density lattice of a Gigamic grid (2.2 x sqrt 2 = 3.1)
+    #: also fits; verification rejects it (its half-cell control lands on the other rings).
     min_pitch_over_radius: float = 1.9
-    max_pitch_over_radius: float = 2.95
+    max_pitch_over_radius: float = 3.4
     #: A candidate joins the lattice when within this share of a pitch of its predicted place.
     inlier_tol_pitch: float = 0.22
     #: Its axes must agree with the ring the lattice predicts there within this ratio.
