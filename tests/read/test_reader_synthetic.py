@@ -93,3 +93,18 @@ def test_config_is_validated() -> None:
         ReaderConfig(occupied_probability=1.5)
     with pytest.raises(ValueError, match="footprint_scales"):
         ReaderConfig(footprint_scales=())
+
+
+@pytest.mark.parametrize("kind", ["tiny", "black", "white", "noise"])
+def test_degenerate_frames_read_as_empty(kind: str) -> None:
+    view = make_view()
+    rng = np.random.default_rng(9)
+    frame = {
+        "tiny": np.zeros((10, 10, 3), np.uint8),
+        "black": np.zeros((720, 1280, 3), np.uint8),
+        "white": np.full((720, 1280, 3), 255, np.uint8),
+        "noise": rng.integers(0, 256, (720, 1280, 3), dtype=np.uint8),
+    }[kind]
+    obs = read_cells(frame, view)
+    assert len(obs) == 16
+    assert not any(c.occupied for c in obs.cells)
