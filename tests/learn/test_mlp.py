@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 import numpy as np
@@ -60,7 +61,8 @@ def test_model_file_round_trip(tmp_path: Path) -> None:
     path = CellModel((net,), None, cfg, OUTPUTS, {"note": "test"}).save(tmp_path / "m.npz")
     back = load_model(path)
     x = rng.normal(size=(3, f)).astype(np.float32)
-    assert np.allclose(back.predict(x), net.predict_proba(x), atol=0.02)  # float16 weights
+    plain = dataclasses.replace(back, mirror_average=False)
+    assert np.allclose(plain.predict(x), net.predict_proba(x), atol=0.02)  # float16 weights
     assert back.info == {"note": "test"} and back.sampling == cfg
 
 

@@ -25,6 +25,7 @@ from vision.learn.rings import (
     EDGE_STATS,
     RING_MIRROR_SIGN,
     RING_STATS,
+    aligned_outline,
     edge_statistics,
     ring_statistics,
 )
@@ -77,6 +78,7 @@ def n_features(cfg: SamplingConfig) -> int:
         3 * cfg.billboard_rows * cfg.billboard_cols
         + RING_STATS * n_rings
         + EDGE_STATS * len(cfg.top_heights_m)
+        + EDGE_STATS + 1
         + len(SCALAR_NAMES)
     )
 
@@ -98,7 +100,8 @@ def mirror_features(cfg: SamplingConfig) -> tuple[NDArray[np.int64], NDArray[np.
         np.ones(3 * nb, np.float32),
         np.tile(RING_MIRROR_SIGN, n_rings),
         np.tile(EDGE_MIRROR_SIGN, len(cfg.top_heights_m)),
-        np.ones(len(SCALAR_NAMES), np.float32),
+        EDGE_MIRROR_SIGN,
+        np.ones(1 + len(SCALAR_NAMES), np.float32),
     ])
     return np.concatenate([per_channel, rest]).astype(np.int64), sign
 
@@ -172,6 +175,7 @@ def cell_features(
     ring_valid = cell_valid[:, nb:].reshape(ring_shape)
     rings = ring_statistics(ring_rel, ring_valid)
     edges = edge_statistics(ring_rel, ring_valid, np.asarray(cfg.polar_radii_m))
+    aligned = aligned_outline(edges, np.asarray(cfg.top_heights_m))
     scalars = np.column_stack([
         (local - board[None, :]) / cfg.lab_scale,
         np.tile([board[0] / 50.0 - 1.0, board[1] / cfg.lab_scale, board[2] / cfg.lab_scale],
@@ -183,7 +187,7 @@ def cell_features(
     ])
     x = np.concatenate(
         [rel[:, :nb].reshape(n_cells, -1), rings.reshape(n_cells, -1),
-         edges.reshape(n_cells, -1), scalars], axis=1
+         edges.reshape(n_cells, -1), aligned, scalars], axis=1
     ).astype(np.float32)
     return CellFeatures(
         x=x,

@@ -21,7 +21,7 @@ from numpy.typing import NDArray
 from vision.learn.config import SamplingConfig
 from vision.learn.context import CONTEXT_NAMES, context_features
 from vision.learn.dataset import OUTPUTS
-from vision.learn.features import n_features
+from vision.learn.features import mirror_features, n_features
 from vision.learn.mlp import MLP
 
 #: The model shipped with the package (made by ``benchmarks/train_cells.py``).
@@ -45,14 +45,30 @@ class CellModel:
     sampling: SamplingConfig
     outputs: tuple[str, ...]
     info: dict[str, object]
+    #: Average each prediction with that of the mirror-image features (the scene seen in a
+    #: mirror is as likely, and the networks were trained on both).
+    mirror_average: bool = True
 
     def column(self, name: str) -> int:
         return self.outputs.index(name)
 
     def predict_stage1(self, x: NDArray[np.float32]) -> NDArray[np.float32]:
-        """(N, len(outputs)) first-stage probabilities (mean over the ensemble)."""
-        return np.asarray(np.mean([net.predict_proba(x) for net in self.stage1], axis=0),
-                          dtype=np.float32)
+        """(N, len(outputs)) first-stage probabilities (mean over the ensemble and, with
+        ``mirror_average``, over the features and their mirror image)."""
+        xs = self._views(x)
+        return np.asarray(
+            np.mean([net.predict_proba(v) for net in self.stage1 for v in xs], axis=0),
+            dtype=np.float32,
+        )
+
+    def _views(self, x: NDArray[np.float32]) -> list[NDArray[np.float32]]:
+        if not self.mirror_average:
+            return [x]
+        index, sign = mirror_features(self.sampling)
+        n = len(index)
+        mirrored = x.copy()
+        mirrored[:, :n] = x[:, index] * sign
+        return [x, mirrored]
 
     def predict(
         self, x: NDArray[np.float32], covers: tuple[np.ndarray, np.ndarray] | None = None
@@ -66,7 +82,11 @@ class CellModel:
         if self.stage2 is None or covers is None:
             return p1
         ctx = context_features(covers, p1[:, self.column("occupied")], p1[:, self.column("height")])
-        return self.stage2.predict_proba(np.concatenate([x, ctx], axis=1))
+        x2 = np.concatenate([x, ctx], axis=1)
+        return np.asarray(
+            np.mean([self.stage2.predict_proba(v) for v in self._views(x2)], axis=0),
+            dtype=np.float32,
+        )
 
     def save(self, path: str | Path) -> Path:
         """Write the model as a compressed ``.npz`` (float32 weights)."""

@@ -115,3 +115,35 @@ def edge_statistics(
          strength.mean(axis=-1)],
         axis=-1,
     )
+
+
+#: Sharpness of the choice of the top's height among the candidates: weights grow by e for
+#: every 0.1 (Lab scale units) of extra mean edge strength.
+_HEIGHT_SHARPNESS = 10.0
+
+
+def aligned_outline(
+    edges: np.ndarray, heights_m: NDArray[np.float64]
+) -> NDArray[np.float64]:
+    """Outline statistics at the most likely top height, and that height.
+
+    Parameters
+    ----------
+    edges : (..., H, EDGE_STATS) outline statistics per candidate height.
+    heights_m : (H,) the candidate heights; those at the board surface (0) are not tops.
+
+    Returns
+    -------
+    (..., EDGE_STATS + 1): the statistics averaged over the candidate top heights with weights
+    growing with their mean edge strength (the top's rim is the sharpest outline where the
+    plane meets the true top), then that weighted height in units of 50 mm.
+    """
+    h = np.asarray(heights_m, dtype=np.float64)
+    tops = h > 0
+    e = edges[..., tops, :]
+    score = _HEIGHT_SHARPNESS * e[..., -1]
+    w = np.exp(score - score.max(axis=-1, keepdims=True))
+    w /= w.sum(axis=-1, keepdims=True)
+    stats = (w[..., None] * e).sum(axis=-2)
+    height = (w * h[tops]).sum(axis=-1) / 0.05
+    return np.concatenate([stats, height[..., None]], axis=-1)

@@ -1,0 +1,78 @@
+"""Accuracy ratchet of the learned reader: committed expected scores it must not fall below.
+
+Two sets, both read with the label's own camera (the reader alone): the bundled
+``sample_images/`` (renders of seeds 1-20, never trained on) and, when present,
+``../shared/photoreal_dev`` (evaluation only: nothing is trained or tuned on it). Scores may only
+improve: after retraining, refresh with ``QV_UPDATE_RATCHET=1 pytest tests/learn`` and commit.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+import cv2
+import pytest
+
+from vision.evaluation.labels import iter_labelled_images
+from vision.evaluation.runner import EvaluationRun, predicted_cells
+from vision.evaluation.score import score_image
+from vision.learn import read_cells_learned
+from vision.rules.pieces import ATTRIBUTES
+
+EXPECTED = Path(__file__).with_name("expected_scores.json")
+ROOT = Path(__file__).resolve().parents[2]
+SAMPLES = ROOT / "sample_images"
+PHOTOREAL = ROOT.parent / "shared" / "photoreal_dev"
+
+
+def _scores(folder: Path) -> dict[str, Any]:
+    run = EvaluationRun()
+    for label in iter_labelled_images(folder):
+        frame = cv2.imread(str(label.image_path), cv2.IMREAD_COLOR)
+        if frame is None or label.board_view is None:
+            continue
+        obs = read_cells_learned(frame, label.board_view)
+        run.report.add(label, score_image(label, predicted_cells(obs)))
+    t = run.report.overall.as_dict()
+    attr = t["attribute_errors"]
+    assert isinstance(attr, dict)
+    return {
+        "occupancy_errors": t["occupancy_errors"],
+        "pieces_wrong": t["pieces_any_attribute_wrong"],
+        "boards_fully_right": t["boards_fully_right"],
+        "attribute_errors": {a: attr[a]["wrong"] for a in ATTRIBUTES},
+    }
+
+
+def _check(name: str, got: dict[str, Any]) -> None:
+    expected = json.loads(EXPECTED.read_text()) if EXPECTED.exists() else {}
+    if os.environ.get("QV_UPDATE_RATCHET"):
+        expected[name] = got
+        EXPECTED.write_text(json.dumps(expected, indent=1, sort_keys=True) + "\n")
+        return
+    if name not in expected:
+        pytest.fail(f"no expected scores for {name!r}; run with QV_UPDATE_RATCHET=1")
+    exp = expected[name]
+    worse = [f"{k}: {got[k]} > {exp[k]}" for k in ("occupancy_errors", "pieces_wrong")
+             if got[k] > exp[k]]
+    if got["boards_fully_right"] < exp["boards_fully_right"]:
+        worse.append(f"boards_fully_right: {got['boards_fully_right']} < "
+                     f"{exp['boards_fully_right']}")
+    worse += [f"{a} errors: {got['attribute_errors'][a]} > {exp['attribute_errors'][a]}"
+              for a in ATTRIBUTES
+              if got["attribute_errors"][a] > exp["attribute_errors"][a]]
+    assert not worse, f"{name}: accuracy dropped: " + "; ".join(worse)
+
+
+@pytest.mark.skipif(not any(SAMPLES.glob("*.json")), reason="sample_images/ has no labels")
+def test_sample_images_do_not_get_worse() -> None:
+    _check("sample_images", _scores(SAMPLES))
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not PHOTOREAL.is_dir(), reason="../shared/photoreal_dev is absent")
+def test_photoreal_dev_does_not_get_worse() -> None:
+    _check("photoreal_dev", _scores(PHOTOREAL))
