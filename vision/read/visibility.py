@@ -39,12 +39,16 @@ class OcclusionMask:
         self._view = view
         self._frames = frames
         self._width = width_factor * frames.footprint_m
+        self._last: tuple[int, float, NDArray[np.uint8]] | None = None
 
     def silhouette(self, cell_index: int, height_m: float) -> NDArray[np.uint8]:
-        """The (small) mask of one piece's silhouette."""
+        """The (small) mask of one piece's silhouette (the last one is kept for reuse)."""
+        if self._last is not None and self._last[:2] == (cell_index, height_m):
+            return self._last[2]
         poly = silhouette_polygon(self._view, self._frames, cell_index, self._width, height_m)
         own = np.zeros(self._size, dtype=np.uint8)
         cv2.fillConvexPoly(own, np.round(poly * _MASK_SCALE).astype(np.int32), 1)
+        self._last = (cell_index, height_m, own)
         return own
 
     def visible_fraction(self, cell_index: int, height_m: float) -> float:
