@@ -125,6 +125,7 @@ class Summary:
     without_board: int = 0
     false_boards: int = 0
     cells: list[float] = field(default_factory=list)
+    board_max: list[float] = field(default_factory=list)
     focal: list[float] = field(default_factory=list)
     times: list[float] = field(default_factory=list)
 
@@ -136,6 +137,7 @@ class Summary:
             self.found += int(r.found)
             if r.errors is not None:
                 self.cells.extend(r.errors.tolist())
+                self.board_max.append(float(r.errors.max()))
             if r.focal_error is not None:
                 self.focal.append(abs(r.focal_error))
         else:
@@ -153,6 +155,12 @@ class Summary:
             "false_boards": self.false_boards,
             "cell_err_median": float(np.median(c)),
             "cell_err_p99": float(np.percentile(c, 99)),
+            # Found boards with every cell within 5% of the spacing, and with some cell off
+            # by more than half a cell (a cell would be read at the wrong place).
+            "boards_all_within_5pct": float(np.mean(np.array(self.board_max) <= 0.05))
+            if self.board_max else float("nan"),
+            "boards_misplaced": float(np.mean(np.array(self.board_max) > 0.5))
+            if self.board_max else float("nan"),
             "focal_err_median": float(np.median(f)),
             "focal_within_5pct": float(np.mean(f <= 0.05)) if self.focal else float("nan"),
             "focal_n": len(self.focal),
@@ -174,12 +182,14 @@ def summarize(records: Iterable[ImageRecord]) -> dict[str, dict[str, Any]]:
 def format_summary(summary: dict[str, dict[str, Any]]) -> str:
     """A plain-text table of :func:`summarize`'s figures."""
     head = (f"{'group':22s} {'imgs':>5s} {'found':>7s} {'nobrd':>5s} {'false':>5s} "
-            f"{'err_med':>8s} {'err_p99':>8s} {'f_med':>7s} {'f<=5%':>6s} {'f_n':>4s} {'ms':>6s}")
+            f"{'err_med':>8s} {'err_p99':>8s} {'all<5%':>7s} {'>half':>6s} {'f_med':>7s} "
+            f"{'f<=5%':>6s} {'f_n':>4s} {'ms':>6s}")
     lines = [head]
     for k, s in summary.items():
         lines.append(
             f"{k:22s} {s['images']:5d} {s['found_rate']:7.3f} {s['without_board']:5d} "
             f"{s['false_boards']:5d} {s['cell_err_median']:8.4f} {s['cell_err_p99']:8.4f} "
+            f"{s['boards_all_within_5pct']:7.3f} {s['boards_misplaced']:6.3f} "
             f"{s['focal_err_median']:7.3f} {s['focal_within_5pct']:6.2f} {s['focal_n']:4d} "
             f"{s['ms_median']:6.1f}"
         )
