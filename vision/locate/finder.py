@@ -2,13 +2,16 @@
 
 Steps (each in its own module):
 
-1. candidate rings: ellipses in a downscaled grey image (``candidates``);
-2. lattice hypotheses: pairs of neighbouring rings predict the 4x4 grid (``lattice``);
-3. for the best hypotheses and every placement of the 4x4 window, the grid homography is
-   fitted to the ring edges (``fit``) and the best-supported one kept;
-4. the fit is repeated at full resolution for sub-pixel cell centres;
-5. layout and board size are chosen from the outline and big circle (``layout``);
-6. the focal length (unless calibrated) and the pose follow from the homography (``pose``).
+1. candidate rings: ellipses (and square cells) in a downscaled grey image (``candidates``);
+2. grid hypotheses: pairs of neighbouring rings predict the 4x4 lattice (``lattice``), and
+   board outlines (big convex quadrilaterals) predict it for each board family (``quad``);
+3. for the best hypotheses the grid is aligned to the cell outlines' edges, one marking
+   (edge or line, one polarity) for all cells (``fit``);
+4. each fitted grid is judged: outline support against a half-cell control and against the
+   positions around it, enough cells seen, ring candidates on it, no chequer pattern, a board
+   outline or big circle around it (``verify``, ``layout``); the best one wins;
+5. the fit is repeated at full resolution, and the camera (focal length unless calibrated,
+   and pose) is fitted to the matched ring-edge points directly (``pose``).
 """
 
 from __future__ import annotations
@@ -28,14 +31,9 @@ from vision.locate.candidates import Ellipse, find_ellipses
 from vision.locate.config import LocateConfig
 from vision.locate.fit import (
     EdgeConfig,
-    best_window,
-    chequer_contrast,
     coarse_align,
     edge_correspondences,
     fit_rings,
-    grid_contrast,
-    plausible_grid,
-    ring_support,
 )
 from vision.locate.lattice import (
     LatticeHypothesis,
@@ -54,6 +52,13 @@ from vision.locate.pose import (
     refine_pose,
 )
 from vision.locate.quad import board_quads, quad_hypotheses
+from vision.locate.verify import (
+    best_window,
+    chequer_contrast,
+    grid_contrast,
+    plausible_grid,
+    ring_support,
+)
 
 FloatArray = NDArray[np.float64]
 log = logging.getLogger(__name__)

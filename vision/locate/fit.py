@@ -258,7 +258,9 @@ def fit_rings(
             radius = r
     if not (config.mode and config.polarity):
         config = replace(config, mode="edge", polarity=0)
-    return H, radius, ring_support(gray_f, H, radius, config), config
+    pts, rad = ring_model_points(radius, config.samples_per_ring, config.shape)
+    off, _ = edge_search(gray_f, apply_h(H, pts), image_normals(H, pts, rad), 1.5, config)
+    return H, radius, float(np.isfinite(off).mean()), config
 
 
 def edge_correspondences(gray_f: NDArray[np.float32], H: FloatArray, radius: float,
@@ -317,119 +319,3 @@ def coarse_align(gray_f: NDArray[np.float32], H: FloatArray, radius: float,
         score = np.isfinite(off).reshape(len(variants), -1).mean(axis=1)
         best = variants[int(np.argmax(score))]
     return best
-
-
-def ring_support(gray_f: NDArray[np.float32], H: FloatArray, radius: float, config: EdgeConfig,
-                 tol_px: float = 1.5) -> float:
-    """Share of predicted cell-outline points with an image edge within ``tol_px`` of them."""
-    pts, rad = ring_model_points(radius, config.samples_per_ring, config.shape)
-    px = apply_h(H, pts)
-    nrm = image_normals(H, pts, rad)
-    off, _ = edge_search(gray_f, px, nrm, tol_px, config)
-    return float(np.isfinite(off).mean())
-
-
-_HALF_CELL = np.array([[1.0, 0.0, 0.5], [0.0, 1.0, 0.5], [0.0, 0.0, 1.0]])
-
-
-def per_cell_support(gray_f: NDArray[np.float32], H: FloatArray, radius: float,
-                     config: EdgeConfig, tol_px: float = 1.5) -> FloatArray:
-    """(16,) share of each cell outline's points on aligned image edges."""
-    pts, rad = ring_model_points(radius, config.samples_per_ring, config.shape)
-    px = apply_h(H, pts)
-    nrm = image_normals(H, pts, rad)
-    off, _ = edge_search(gray_f, px, nrm, tol_px, config)
-    return np.isfinite(off).reshape(len(GRID_NODES), -1).mean(axis=1)
-
-
-def grid_contrast(gray_f: NDArray[np.float32], H: FloatArray, radius: float,
-                  config: EdgeConfig, tol_px: float = 1.5) -> tuple[FloatArray, FloatArray]:
-    """Per-cell outline support of a grid and of the same outlines moved half a cell.
-
-    On a board the first is high and the second low; on texture (wood grain, cloth, clutter)
-    both are alike.
-    """
-    return (per_cell_support(gray_f, H, radius, config, tol_px),
-            per_cell_support(gray_f, H @ _HALF_CELL, radius, config, tol_px))
-
-
-def chequer_contrast(gray_f: NDArray[np.float32], H: FloatArray) -> float:
-    """How strongly cell brightness alternates like a chessboard (t-like statistic, >= 0).
-
-    A chequered cloth or tiled floor makes a perfect square lattice of "cells"; a Quarto
-    board's cells all have the board's colour (pieces fall on no particular parity).
-    """
-    pts = apply_h(H, GRID_NODES)
-    vals = sample(gray_f, pts[:, 0], pts[:, 1]).astype(np.float64)
-    parity = (GRID_NODES.sum(axis=1) % 2).astype(bool)
-    a, b = vals[parity], vals[~parity]
-    spread = math.sqrt(0.5 * (a.var() + b.var())) + 3.0
-    return float(abs(a.mean() - b.mean()) / spread)
-
-
-def plausible_grid(H: FloatArray, size_wh: tuple[int, int], min_pitch_px: float,
-                   max_foreshortening: float) -> bool:
-    """False for homographies no camera looking at a 4x4 grid would give.
-
-    The extended grid (one ring beyond each side) must be in front of the camera, its image
-    convex with a consistent orientation, the cell pitch at least ``min_pitch_px`` and the
-    ratio of opposite side lengths of the 4x4 at most ``max_foreshortening``; the grid centre
-    must be inside the image.
-    """
-    if not np.all(np.isfinite(H)):
-        return False
-    ext = np.array([[-1.0, -1.0], [4.0, -1.0], [4.0, 4.0], [-1.0, 4.0]])
-    wz = ext @ H[2, :2] + H[2, 2]
-    if not (np.all(wz > 0) or np.all(wz < 0)):
-        return False
-    q = apply_h(H, np.array([[0.0, 0.0], [3.0, 0.0], [3.0, 3.0], [0.0, 3.0]]))
-    edges = np.roll(q, -1, axis=0) - q
-    nxt = np.roll(edges, -1, axis=0)
-    cross = edges[:, 0] * nxt[:, 1] - edges[:, 1] * nxt[:, 0]
-    if not (np.all(cross > 0) or np.all(cross < 0)):
-        return False
-    lengths = np.hypot(edges[:, 0], edges[:, 1])
-    if lengths.min() < 3 * min_pitch_px:
-        return False
-    if max(lengths[0] / lengths[2], lengths[2] / lengths[0], lengths[1] / lengths[3],
-           lengths[3] / lengths[1]) > max_foreshortening:
-        return False
-    c = apply_h(H, np.array([[1.5, 1.5]]))[0]
-    return bool(0 <= c[0] < size_wh[0] and 0 <= c[1] < size_wh[1])
-
-
-def best_window(gray_f: NDArray[np.float32], H: FloatArray, radius: float,
-                config: EdgeConfig, margin: float = 0.0) -> tuple[tuple[int, int], float, float]:
-    """Shift of the 4x4 window, within one ring, that holds the most ring support.
-
-    A lattice found from a few rings can be placed one row or column off; rings just outside
-    the true board have little support (or are not there at all), so the window with the
-    largest summed support over a 6x6 extended lattice is the board.
-
-    A shift must gain ``margin`` (in whole outlines' worth of support) over the current
-    window: the big circle and the board's edge pass through the positions just outside.
-
-    Returns the shift, the mean support of the 16 cells in the best window and of the 20
-    positions around it (high for a pattern that goes on: tiles, a chequered cloth).
-    """
-    ext_nodes = np.array([(m, n) for n in range(-1, 5) for m in range(-1, 5)], dtype=np.float64)
-    pts, rad = ring_model_points(radius, config.samples_per_ring, config.shape, ext_nodes)
-    px = apply_h(H, pts)
-    h, w = gray_f.shape
-    inside = (px[:, 0] >= 0) & (px[:, 0] < w) & (px[:, 1] >= 0) & (px[:, 1] < h)
-    nrm = image_normals(H, pts, rad)
-    off, _ = edge_search(gray_f, px, nrm, 1.5, config)
-    hit = (np.isfinite(off) & inside).reshape(36, -1).mean(axis=1)
-    sup = hit.reshape(6, 6)  # [n + 1, m + 1]
-    here = float(sup[1:5, 1:5].sum())
-    best, best_off = here + margin, (0, 0)
-    for oy in range(3):
-        for ox in range(3):
-            s = float(sup[oy : oy + 4, ox : ox + 4].sum())
-            if s > best + 1e-9:
-                best, best_off = s, (ox - 1, oy - 1)
-    if best_off == (0, 0):
-        best = here
-    inner = best / 16.0
-    outer = (float(sup.sum()) - best) / 20.0
-    return best_off, inner, outer
