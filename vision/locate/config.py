@@ -62,7 +62,7 @@ class LocateConfig:
     #: Neighbouring rings differ in size by at most this factor (perspective, wide lens).
     neighbour_size_ratio: float = 1.43
     #: Most seed pairs tried (strongest candidates first), bounding the time on clutter.
-    max_seed_pairs: int = 200
+    max_seed_pairs: int = 120
 
     #: Lattice hypotheses kept, and (hypothesis, window placement) pairs fitted to the edges.
     max_lattice_hypotheses: int = 4

@@ -305,17 +305,17 @@ def coarse_align(gray_f: NDArray[np.float32], H: FloatArray, radius: float,
     # the winner.
     for shrink in (1.0, 1.0 / 3.0):
         c = 1.5
-        variants = []
-        for sc in scales:
-            sc = 1.0 + (sc - 1.0) * shrink
-            for dx in shifts:
-                for dy in shifts:
-                    T = np.array([[sc, 0.0, c - sc * c + dx * shrink],
-                                  [0.0, sc, c - sc * c + dy * shrink], [0.0, 0.0, 1.0]])
-                    variants.append(best @ T)
-        px = np.vstack([apply_h(Hv, pts) for Hv in variants])
-        nrm = np.vstack([image_normals(Hv, pts, rad) for Hv in variants])
-        off, _ = edge_search(gray_f, px, nrm, tol_px, flat)
-        score = np.isfinite(off).reshape(len(variants), -1).mean(axis=1)
-        best = variants[int(np.argmax(score))]
+        params = np.array([(1.0 + (sc - 1.0) * shrink, dx * shrink, dy * shrink)
+                           for sc in scales for dx in shifts for dy in shifts])
+        # Each variant scales the grid about its centre and shifts it: move the model points
+        # in the grid plane (directions unchanged) and map them all at once.
+        moved = ((pts[None, :, :] - c) * params[:, 0, None, None] + c
+                 + params[:, None, 1:]).reshape(-1, 2)
+        radial = np.tile(rad, (len(params), 1))
+        off, _ = edge_search(gray_f, apply_h(best, moved),
+                             image_normals(best, moved, radial), tol_px, flat)
+        score = np.isfinite(off).reshape(len(params), -1).mean(axis=1)
+        sc, dx, dy = params[int(np.argmax(score))]
+        T = np.array([[sc, 0.0, c - sc * c + dx], [0.0, sc, c - sc * c + dy], [0.0, 0.0, 1.0]])
+        best = best @ T
     return best
