@@ -13,8 +13,9 @@ from __future__ import annotations
 
 import logging
 import math
+from collections import deque
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, fields
 
 from vision.game.model import Event, Game
 from vision.read.observation import CellReading, Observation
@@ -50,8 +51,11 @@ class TrackerConfig:
     #: Log-likelihood margin (nats) between the best and second-best unplayed piece above which
     #: a new piece counts as read.
     decision_margin: float = 2.0
-    #: Attribute odds are clipped to this range before summing log-odds over frames.
+    #: Attribute odds are clipped to this range before averaging log-odds over frames.
     p_clip: float = 0.02
+    #: Latest readings per attribute that a cell's evidence averages (a few frames: the
+    #: scene is still, so more frames add little, and a re-check must follow the present).
+    evidence_frames: int = 6
 
     def __post_init__(self) -> None:
         for f in fields(self):
@@ -63,16 +67,25 @@ class TrackerConfig:
                 f"TrackerConfig.occupied_probability must be in (0, 1), got "
                 f"{self.occupied_probability!r}"
             )
+        if self.evidence_frames < 1:
+            raise ValueError(
+                f"TrackerConfig.evidence_frames must be >= 1, got {self.evidence_frames!r}"
+            )
         if not 0.0 < self.p_clip < 0.5:
             raise ValueError(f"TrackerConfig.p_clip must be in (0, 0.5), got {self.p_clip!r}")
 
 
-@dataclass
 class _Evidence:
-    """Summed attribute log-odds of one cell over the settled frames."""
+    """Attribute log-odds of one cell over the last settled frames that read each attribute.
 
-    log_odds: dict[str, float] = field(default_factory=lambda: dict.fromkeys(ATTRIBUTES, 0.0))
-    frames: int = 0
+    Scored by their *mean*: successive frames of a still scene repeat the same view, so their
+    errors are not independent and summing them would be overconfident; only the latest
+    ``window`` readings count, so a re-check sees the present, not an average with the past.
+    """
+
+    def __init__(self, window: int = 6) -> None:
+        self.log_odds: dict[str, deque[float]] = {a: deque(maxlen=window) for a in ATTRIBUTES}
+        self.frames = 0
 
     def add(self, reading: CellReading, p_clip: float) -> None:
         self.frames += 1
@@ -81,16 +94,18 @@ class _Evidence:
             if p is None or math.isnan(p):
                 continue
             p = min(max(float(p), p_clip), 1.0 - p_clip)
-            self.log_odds[name] += math.log(p / (1.0 - p))
+            self.log_odds[name].append(math.log(p / (1.0 - p)))
+
+    def mean(self, name: str) -> float:
+        values = self.log_odds[name]
+        return sum(values) / len(values) if values else 0.0
 
     def score(self, piece: Piece) -> float:
-        """Log-likelihood of ``piece`` (up to a constant shared by all pieces)."""
+        """Log-likelihood of ``piece`` up to a constant shared by all pieces."""
         total = 0.0
-        for name in ATTRIBUTES:
-            lo = self.log_odds[name]
-            second = bool(piece.code & (1 << ATTRIBUTES.index(name)))
-            # log p(second) - log p(first) = lo; split symmetric around zero
-            total += lo / 2.0 if second else -lo / 2.0
+        for i, name in enumerate(ATTRIBUTES):
+            lo = self.mean(name)  # log p(second value) - log p(first value)
+            total += lo / 2.0 if piece.code & (1 << i) else -lo / 2.0
         return total
 
 
@@ -156,7 +171,9 @@ class StateTracker:
         self._window_frames += 1
         for cell, reading in zip(ALL_CELLS, observation.cells, strict=True):
             if reading.occupied_probability >= self.config.occupied_probability:
-                self._evidence.setdefault(cell, _Evidence()).add(reading, self.config.p_clip)
+                self._evidence.setdefault(cell, _Evidence(self.config.evidence_frames)).add(
+                    reading, self.config.p_clip
+                )
         if not self.settled:
             return []
         return self._on_settled(observation, float(now))
@@ -231,7 +248,7 @@ class StateTracker:
             )
         for i, cell in enumerate(ordered):
             newest = i == len(ordered) - 1
-            evidence = self._evidence.get(cell, _Evidence())
+            evidence = self._evidence.get(cell) or _Evidence(self.config.evidence_frames)
             ranked = sorted(unplayed, key=evidence.score, reverse=True)
             if not ranked:
                 events += self._warn_once(
