@@ -161,6 +161,14 @@ class LocateConfig:
     #: Score added per cell holding a matching ring candidate when ranking grids (a full
     #: board of 16 weighs like a perfect outline).
     candidate_weight: float = 0.05
+    #: Total evidence a board needs (ring contrast + board frame + 0.05 per matching ring
+    #: candidate): boards seen well score 1.5-2.8; grids fitted to the wrong place (a cluster
+    #: of pieces, a row off) rarely above 1.1 on the development renders. Saying "not found"
+    #: lets the tracker try again; reporting a wrong grid would misplace every piece.
+    min_board_score: float = 1.0
+    #: The score of a perfectly seen board (contrast 1 + frame 1 + 16 candidates), used to
+    #: report ``BoardView.score`` in 0..1.
+    full_score: float = 2.8
     #: Largest alternation of cell brightness by parity (difference of means over their
     #: spread): a chequered cloth scores far above, a board with pieces about 1.
     max_chequer_contrast: float = 2.5

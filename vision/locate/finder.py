@@ -111,7 +111,7 @@ def candidates_on_grid(ells: list[Ellipse], H: FloatArray, radius: float,
 def fit_grid(gray_work: NDArray[np.float32], hyps: list[LatticeHypothesis],
              config: LocateConfig, edge: EdgeConfig, ells: list[Ellipse] | None = None,
              ) -> tuple[FloatArray, float, float, EdgeConfig, LayoutFit] | None:
-    """Best (H, radius, support, edge config with the cell shape) over lattice hypotheses and
+    """Best (H, radius, score, edge config with the cell shape) over lattice hypotheses and
     window placements (work pixels)."""
     scored: list[tuple[float, FloatArray, float, EdgeConfig, bool]] = []
     for hyp in hyps:
@@ -232,7 +232,9 @@ def find_board(
     if fitted is None:
         return BoardNotFound(
             f"no grid of cells with a board around it ({len(hyps)} hypotheses checked)")
-    H_work, radius, support, edge, lay = fitted
+    H_work, radius, score, edge, lay = fitted
+    if score < config.min_board_score:
+        return BoardNotFound(f"the best grid has too little evidence (score {score:.2f})")
     # Full resolution: same fit, short reaches, for sub-pixel centres.
     S = np.diag([1.0 / scale, 1.0 / scale, 1.0])
     H = S @ H_work
@@ -248,7 +250,8 @@ def find_board(
         # own grid then gathers the next matches.
         corr = edge_correspondences(full_f, H, radius, config.full_res_reaches_px[-1],
                                     full_edge)
-        view, H = build_view(H, radius, lay, (w, h), intrinsics, config, support, corr)
+        view, H = build_view(H, radius, lay, (w, h), intrinsics, config,
+                             min(1.0, score / config.full_score), corr)
     assert view is not None
     return view
 
