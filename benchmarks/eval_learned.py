@@ -135,6 +135,48 @@ def acceptance(run: EvaluationRun) -> str:
     )
 
 
+def real_photos_text(labels_path: Path, model: CellModel) -> str:
+    """The learned reader on real photographs: on a board fitted to the labelled pieces where
+    all 16 cells are labelled (the reader alone), through the board finder otherwise."""
+    import json
+
+    from vision.evaluation.real_photos import board_from_labels, format_real_report, score_photo
+    from vision.locate.report import locate
+
+    entries = json.loads(labels_path.read_text())
+    photos = []
+    for entry in entries:
+        frame = cv2.imread(str(labels_path.parent / entry["file"]), cv2.IMREAD_COLOR)
+        if frame is None:
+            photos.append({"file": entry["file"], "board_found": False,
+                           "mistakes": ["cannot read image"]})
+            continue
+        view = board_from_labels(entry, (frame.shape[1], frame.shape[0]))
+        fitted = view is not None
+        if view is None:
+            found = locate(frame).view
+            view = found if isinstance(found, BoardView) else None
+        obs = read_cells_learned(frame, view, model=model) if view is not None else (
+            Observation.empty())
+        result = score_photo(entry, obs)
+        result["board_from_labels"] = fitted
+        photos.append(result)
+    totals = {a: {"judged": 0, "right": 0} for a in OUTPUTS[1:5]}
+    for ph in photos:
+        for a, t in ph.get("attributes", {}).items():
+            totals[a]["judged"] += t["judged"]
+            totals[a]["right"] += t["right"]
+    result = {
+        "photos": photos,
+        "boards_found": sum(bool(p["board_found"]) for p in photos),
+        "occupancy_errors": sum(p.get("occupancy_errors", 0) for p in photos),
+        "attributes": {a: dict(t, accuracy=(round(t["right"] / t["judged"], 3)
+                                           if t["judged"] else None))
+                       for a, t in totals.items()},
+    }
+    return format_real_report(result)
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--renders", type=int, default=200, help="fresh renders from seed 800000")
@@ -142,6 +184,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--photoreal", type=Path, default=Path("../shared/photoreal_dev"))
     ap.add_argument("--model", type=Path, default=None, help="model file (default: packaged)")
     ap.add_argument("--failures", type=int, default=10, help="failing images to list per set")
+    ap.add_argument("--real-photos", type=Path, default=Path("../shared/real_photos/labels.json"))
     ap.add_argument("--fuse", action="store_true",
                     help="also score the learned reader fused with the hand-crafted one")
     args = ap.parse_args(argv)
@@ -166,6 +209,10 @@ def main(argv: list[str] | None = None) -> int:
         print(calibration_text(rows))
         print(acceptance(run))
         print()
+    if args.real_photos.is_file():
+        print(f"=== learned reader on real photos {args.real_photos} (board fitted to the labels "
+              "where all 16 cells are labelled, else the board finder) ===")
+        print(real_photos_text(args.real_photos, model))
     return 0
 
 
