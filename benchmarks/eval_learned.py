@@ -25,7 +25,7 @@ from vision.evaluation.runner import EvaluationRun, format_report, predicted_cel
 from vision.evaluation.score import score_image
 from vision.geometry.board_view import BoardView
 from vision.learn.dataset import OUTPUTS, cell_targets
-from vision.learn.fuse import fuse_observations
+from vision.learn.fuse import HAND_LEARNED_WEIGHTS, fuse_observations
 from vision.learn.model import CellModel, default_model, load_model
 from vision.learn.reader import read_cells_learned
 from vision.read.observation import Observation
@@ -60,12 +60,13 @@ def read_learned(model: CellModel) -> Reader:
 
 
 def read_fused(model: CellModel) -> Reader:
-    """The hand-crafted and the learned reader, fused (geometric mean of odds)."""
+    """The hand-crafted and the learned reader, fused with ``HAND_LEARNED_WEIGHTS``."""
     from vision.read import read_cells
 
     def read(frame: np.ndarray, view: BoardView) -> Observation:
-        return fuse_observations(read_cells(frame, view), read_cells_learned(frame, view,
-                                                                             model=model))
+        return fuse_observations(read_cells(frame, view),
+                                 read_cells_learned(frame, view, model=model),
+                                 weights=HAND_LEARNED_WEIGHTS)
 
     return read
 

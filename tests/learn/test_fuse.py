@@ -48,3 +48,15 @@ def test_bad_weights_raise() -> None:
         fuse_observations(a, a, weights=(-1.0, 1.0))
     with pytest.raises(ValueError, match="weights"):
         fuse_observations(a, a, weights=(0.0, 0.0))
+
+
+def test_fused_reader_runs_both_readers() -> None:
+    import numpy as np
+
+    from tests.learn.test_features import make_view
+    from vision.learn import read_cells_fused
+
+    view = make_view()
+    image = np.full((360, 640, 3), 90, np.uint8)
+    obs = read_cells_fused(image, view)
+    assert len(obs) == 16 and obs.board_view is view
