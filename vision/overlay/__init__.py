@@ -1,0 +1,1 @@
+"""Drawing results on images: each function returns a new image, never decides anything."""
