@@ -2,6 +2,9 @@
 
     python benchmarks/eval_watch.py --seeds 910000-910020 --out /tmp/qv-games [--jobs 2]
 
+With --oracle-reader the cell reader is replaced by the truth (the board tracker, motion
+gate, state tracker and everything else stay real), which measures the live layer alone.
+
 Renders one game per seed (scripts cycle through random, missed, draw, bump, light, hover,
 nudge), caches the videos in --out, runs each through the live session exactly as
 `quarto-vision watch VIDEO --no-window` does, and prints per-game lines and the totals the live
@@ -27,7 +30,40 @@ def _seeds(text: str) -> list[int]:
     return [int(s) for s in text.split(",")]
 
 
-def _one(args: tuple[int, str, str, int]) -> dict:
+def _oracle_session(truth: dict):
+    """A session whose cell reader is exact (the video's truth at the frame's time), with the
+    real board tracker and everything else as in `watch`: measures the live layer alone."""
+    import numpy as np
+
+    from vision.live.session import WatchSession
+    from vision.live.tracker import readings_from_pieces
+    from vision.locate.tracker import BoardTracker
+    from vision.rules import Cell, Piece
+
+    clock = {"t": 0.0}
+    tracker = BoardTracker()
+
+    def locator(frame, t):
+        clock["t"] = t
+        return tracker.update(frame, t)
+
+    def reader(image, view):
+        t = clock["t"]
+        segment = [s for s in truth["segments"] if s["t_start"] <= t][-1]
+        theirs = np.array([c["center_px"] for c in segment["cells"]], float)
+        ours = view.cell_centers_px()
+        pieces = {}
+        for m in truth["moves"]:
+            if m["t_placed"] <= t:
+                i = m["row"] * 4 + m["col"]
+                j = int(np.argmin(np.linalg.norm(ours - theirs[i], axis=1)))
+                pieces[Cell(j // 4, j % 4)] = Piece.from_attributes(m["piece"])
+        return readings_from_pieces(pieces, centers_px=ours)
+
+    return WatchSession(locator, reader, log_dir=None)
+
+
+def _one(args: tuple[int, str, str, int, bool]) -> dict:
     import cv2
 
     cv2.setNumThreads(1)
@@ -35,13 +71,13 @@ def _one(args: tuple[int, str, str, int]) -> dict:
     from vision.live.session import watch_video
     from vision.render.video import render_game
 
-    seed, script, out, fps = args
+    seed, script, out, fps, oracle = args
     video = Path(out) / f"game-{seed}-{script}.mp4"
     if not video.with_suffix(".json").exists():
         render_game(video, seed, script=script, fps=fps)
     truth = json.loads(video.with_suffix(".json").read_text())
     t0 = time.perf_counter()
-    events = watch_video(video)
+    events = watch_video(video, session=_oracle_session(truth) if oracle else None)
     elapsed = time.perf_counter() - t0
     s = score_game(events, truth)
     return {
@@ -61,10 +97,17 @@ def main() -> int:
     p.add_argument("--out", default="/tmp/qv-games")
     p.add_argument("--jobs", type=int, default=2)
     p.add_argument("--fps", type=int, default=15)
+    p.add_argument(
+        "--oracle-reader",
+        action="store_true",
+        help="exact cell readings from the truth: measures the live layer alone",
+    )
     a = p.parse_args()
     Path(a.out).mkdir(parents=True, exist_ok=True)
     seeds = _seeds(a.seeds)
-    work = [(s, SCRIPTS[i % len(SCRIPTS)], a.out, a.fps) for i, s in enumerate(seeds)]
+    work = [
+        (s, SCRIPTS[i % len(SCRIPTS)], a.out, a.fps, a.oracle_reader) for i, s in enumerate(seeds)
+    ]
     from vision.evaluation.games import GameScore, summarize
 
     scores = []

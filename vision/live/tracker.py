@@ -349,11 +349,13 @@ def readings_from_pieces(
     unknown: Mapping[Cell, Sequence[str]] | None = None,
     visible: Mapping[Cell, float] | None = None,
     odds: Mapping[Cell, Mapping[str, float | None]] | None = None,
+    centers_px: Sequence[Sequence[float]] | None = None,
 ) -> Observation:
     """An Observation that reads ``pieces`` with the given per-attribute ``confidence``.
 
     For tests and replays of labelled data: ``unknown`` lists attributes read as ``None``;
-    ``visible`` sets predicted visible fractions; ``odds`` overrides attribute odds per cell.
+    ``visible`` sets predicted visible fractions; ``odds`` overrides attribute odds per cell;
+    ``centers_px`` gives the cells' image centres (row-major; default: a made-up grid).
     """
     cells = []
     for cell in ALL_CELLS:
@@ -369,7 +371,11 @@ def readings_from_pieces(
         cells.append(
             CellReading(
                 cell=cell,
-                center_px=(100.0 + 50 * cell.col, 100.0 + 50 * cell.row),
+                center_px=(
+                    (100.0 + 50 * cell.col, 100.0 + 50 * cell.row)
+                    if centers_px is None
+                    else (float(centers_px[cell.index][0]), float(centers_px[cell.index][1]))
+                ),
                 occupied_probability=0.97 if piece is not None else 0.03,
                 attribute_probability=cell_odds,
                 visible_fraction=(visible or {}).get(cell, 1.0),

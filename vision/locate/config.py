@@ -215,6 +215,11 @@ class TrackerConfig:
     min_support_ratio: float = 0.55
     #: Seconds the support may stay low (a hand over the board) before searching again.
     max_low_support_s: float = 0.5
+    #: While the camera is still, a re-found grid more than this many cell pitches away from
+    #: the kept one is taken as a misfit (on a hand) unless the rings stayed hidden for
+    #: ``board_moved_s`` (the board itself was moved).
+    max_refind_shift_pitch: float = 0.25
+    board_moved_s: float = 2.0
     #: Seconds between full searches while the board is lost.
     retry_interval_s: float = 0.0
 

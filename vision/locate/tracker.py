@@ -149,9 +149,34 @@ class BoardTracker:
             cfg.retry_interval_s, cfg.max_low_support_s
         ):
             kept = self.view
+            state = (self._ref, self._samples, self._ref_support)
             found = self._search(frame, t)
             if not found:
                 self.view = kept  # camera still: keep the pose (a hand, most likely)
                 return kept
+            assert isinstance(found, BoardView)
+            if (
+                _displacement_px(found, kept) > cfg.max_refind_shift_pitch * _pitch_px(kept)
+                and t - self._low_since < cfg.board_moved_s
+            ):
+                # The camera is still and the rings were hidden only briefly (a hand): a grid
+                # found elsewhere is more likely a misfit on the hand than a moved board.
+                self.view = kept
+                self._ref, self._samples, self._ref_support = state
+                return kept
             return found
         return self.view
+
+
+def _pitch_px(view: BoardView) -> float:
+    """Mean image distance between row-neighbouring cell centres."""
+    c = view.cell_centers_px().reshape(4, 4, 2)
+    return float(np.mean(np.linalg.norm(np.diff(c, axis=1), axis=2)))
+
+
+def _displacement_px(a: BoardView, b: BoardView) -> float:
+    """Largest distance from a cell centre of ``a`` to the nearest cell centre of ``b``
+    (independent of how the two label their cells)."""
+    pa, pb = a.cell_centers_px(), b.cell_centers_px()
+    d = np.linalg.norm(pa[:, None, :] - pb[None, :, :], axis=2)
+    return float(d.min(axis=1).max())
