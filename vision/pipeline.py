@@ -1,7 +1,9 @@
 """One image through the whole pipeline: find the board, read the cells, find the Quarto lines.
 
 This is the library behind ``quarto-vision analyze``; it returns the DESIGN.md section 3
-object as plain data. The Quarto lines come from the rules core, over the pieces as read:
+object as plain data. Cells are read by the hand-crafted and the learned reader fused
+(``vision.learn.fuse``): fewer wrong pieces and half the occupancy errors of either alone on
+fresh renders and on the photoreal set. The Quarto lines come from the rules core, over the pieces as read:
 an attribute that could not be read is never counted as shared.
 """
 
@@ -16,9 +18,9 @@ from numpy.typing import NDArray
 
 from calibration.io import Calibration
 from vision.geometry.board_view import BoardNotFound, BoardView
+from vision.learn.fuse import read_cells_fused
 from vision.locate.report import board_json, locate
 from vision.read.observation import Observation
-from vision.read.reader import read_cells
 from vision.rules.board import Cell
 from vision.rules.lines import QuartoLine, Rules
 
@@ -70,6 +72,6 @@ def analyze_frame(
     if not board.view:
         return Analysis(board.view, Observation.empty(), (), (time.perf_counter() - t0) * 1e3)
     assert isinstance(board.view, BoardView)
-    observation = read_cells(frame, board.view)
+    observation = read_cells_fused(frame, board.view)
     lines = tuple(quarto_lines_read(observation, rules))
     return Analysis(board.view, observation, lines, (time.perf_counter() - t0) * 1e3)

@@ -118,9 +118,9 @@ def _want_window(args: argparse.Namespace) -> bool:
 
 def _watch(args: argparse.Namespace) -> int:
     # Imported here so that `--help` and `games` never pay for OpenCV-heavy modules.
+    from vision.learn.fuse import read_cells_fused
     from vision.live.session import WatchSession
     from vision.locate.tracker import BoardTracker
-    from vision.read.reader import read_cells
 
     try:
         rules = Rules.from_options(args.rules, args.attributes)
@@ -185,7 +185,7 @@ def _watch(args: argparse.Namespace) -> int:
 
     session = WatchSession(
         locator,
-        read_cells,
+        read_cells_fused,
         log_dir=log_dir,
         rules=rules,
         policy=policy,

@@ -248,12 +248,12 @@ def default_session(
     resume: bool = True,
 ) -> WatchSession:
     """A session with the real board tracker and cell reader (what ``watch`` runs)."""
+    from vision.learn.fuse import read_cells_fused
     from vision.locate.tracker import BoardTracker
-    from vision.read.reader import read_cells
 
     return WatchSession(
         BoardTracker().update,
-        read_cells,
+        read_cells_fused,
         log_dir=log_dir,
         rules=rules,
         policy=policy,
