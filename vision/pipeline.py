@@ -3,8 +3,8 @@
 This is the library behind ``quarto-vision analyze``; it returns the DESIGN.md section 3
 object as plain data. Cells are read by the hand-crafted and the learned reader fused
 (``vision.learn.fuse``): fewer wrong pieces and half the occupancy errors of either alone on
-fresh renders and on the photoreal set. The Quarto lines come from the rules core, over the pieces as read:
-an attribute that could not be read is never counted as shared.
+fresh renders and on the photoreal set. The Quarto lines come from the rules core, over the
+pieces as read: an attribute that could not be read is never counted as shared.
 """
 
 from __future__ import annotations
