@@ -1,9 +1,8 @@
-import random
-
 import pytest
 
+from tests.helpers import line_free_full_board
 from vision.game.model import Game, IllegalMoveError
-from vision.rules import ALL_CELLS, Board, Cell, Piece
+from vision.rules import ALL_CELLS, Cell, Piece
 from vision.rules.lines import Rules
 
 ROW1 = [("a1", "LRSS"), ("b1", "DRSS"), ("c1", "LSSS"), ("d1", "DSSS")]
@@ -96,14 +95,7 @@ def test_end_after_quarto_and_after_nothing():
 
 def test_draw_when_full_without_line():
     rules = Rules()
-    rng = random.Random(3)
-    # search a full line-free board with the rules core
-    while True:
-        codes = list(range(16))
-        rng.shuffle(codes)
-        board = Board.from_codes(codes)
-        if not rules.quarto_lines(board):
-            break
+    board = line_free_full_board(3, rules)
     game = Game(rules)
     events = []
     for i, cell in enumerate(ALL_CELLS):

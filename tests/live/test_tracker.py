@@ -1,12 +1,11 @@
 """Frame-sequence tests: feed observations, compare the events and the frame they fire on."""
 
-import random
-
 import pytest
 
+from tests.helpers import line_free_full_board
 from vision.live.tracker import StateTracker, TrackerConfig, readings_from_pieces
 from vision.read.observation import Observation
-from vision.rules import Board, Cell, Piece
+from vision.rules import Cell, Piece
 from vision.rules.lines import Rules
 
 FPS = 10.0
@@ -162,13 +161,7 @@ def test_board_cleared_ends_game_and_starts_a_new_one():
 
 def test_full_board_without_line_is_a_draw():
     rules = Rules()
-    rng = random.Random(11)
-    while True:
-        codes = list(range(16))
-        rng.shuffle(codes)
-        board = Board.from_codes(codes)
-        if not rules.quarto_lines(board):
-            break
+    board = line_free_full_board(11, rules)
     feed = Feed(StateTracker(rules))
     feed.frames(1.0)
     for cell, piece in board.items():
