@@ -146,3 +146,16 @@ def test_replay_gives_same_game():
     assert again.board == game.board
     assert again.result == "abandoned"
     assert [m.piece for m in again.moves] == [m.piece for m in game.moves]
+
+
+def test_adopted_pieces_raise_no_quarto_and_replay_the_same():
+    game = Game()
+    pieces = [(Cell.from_name(n), Piece.from_symbol(s)) for n, s in ROW1]
+    events = game.adopt(pieces, 1.0)
+    assert types(events) == ["game_start"] + ["move"] * 4
+    assert not game.claimable_lines
+    events = game.place(Cell.from_name("a2"), Piece.from_symbol("LSTS"), 2.0)
+    assert types(events) == ["move"]  # the old row is not "missed": it was never claimable
+    again = Game.replay(game.events)
+    assert again.board == game.board and again.events == game.events
+    assert not again.claimable_lines

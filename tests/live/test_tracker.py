@@ -171,12 +171,28 @@ def test_full_board_without_line_is_a_draw():
     assert "quarto" not in types(feed.events)
 
 
-def test_no_game_until_empty_board_and_empty_observation_advances_time():
+def test_watching_begins_mid_game_takes_the_pieces_over_without_alerts():
     feed = Feed()
-    feed.pieces[Cell(0, 0)] = Piece(1)
-    assert feed.frames(2.0) == []
+    # a full row of short pieces already stands there: a line, but no Quarto is raised for it
+    for name, sym in [("a1", "LRSS"), ("b1", "DRSS"), ("c1", "LSSS"), ("d1", "DSSS")]:
+        feed.pieces[Cell.from_name(name)] = Piece.from_symbol(sym)
+    assert feed.frames(1.0, obs=Observation.empty()) == []  # no board seen: time goes on
     assert feed.tracker.waiting_for_empty
-    assert feed.frames(1.0, obs=Observation.empty()) == []
+    events = feed.frames(1.0)
+    assert types(events) == ["game_start", "warning", "move", "move", "move", "move"]
+    assert "4 piece(s)" in events[1]["message"]
+    assert all(e["adopted"] for e in events[2:])
+    assert not feed.tracker.waiting_for_empty
+    _, events = feed.place("a2", "LSTH")
+    assert types(events) == ["move"] and events[0]["index"] == 5
+
+
+def test_after_a_game_the_next_starts_only_on_an_empty_board():
+    feed = Feed()
+    feed.frames(1.0)
+    feed.place("a1", "LRSS")
+    feed.tracker.finish(feed.t)  # e.g. the game was closed
+    assert feed.frames(2.0) == []
     feed.pieces.clear()
     assert types(feed.frames(1.0)) == ["game_start"]
 

@@ -31,7 +31,8 @@ def describe_event(event: Event) -> str:
     kind = event.get("type")
     if kind == "move":
         piece = Piece.from_attributes(event["piece"])
-        return f"move {event['index']:2d}: {event['name']}  {piece.name}"
+        adopted = "  (on the board when watching began)" if event.get("adopted") else ""
+        return f"move {event['index']:2d}: {event['name']}  {piece.name}{adopted}"
     if kind == "quarto":
         return (
             f"QUARTO after move {event['after_move']}: {_cells_text(event)} ({_shared_text(event)})"

@@ -143,6 +143,36 @@ class Game:
             events.append(self._end_event(t, "draw"))
         return started + self._emit(events)
 
+    def adopt(self, pieces: list[tuple[Cell, Piece]], t: float) -> list[Event]:
+        """Take over pieces already on the board when watching began (order unknown).
+
+        They become moves marked ``"adopted": true``, in the given order, with no Quarto
+        raised for them: whether a line among them was ever claimable cannot be known.
+        """
+        events = [] if self._started else self.start(t)
+        for cell, piece in pieces:
+            if self.board[cell] is not None:
+                raise IllegalMoveError(f"cell {cell.name} is already occupied")
+            self.board[cell] = piece
+            index = len(self.moves) + 1
+            self.moves.append(Move(index, cell, piece, _t(t)))
+            events += self._emit(
+                [
+                    {
+                        "type": "move",
+                        "t": _t(t),
+                        "index": index,
+                        "row": cell.row,
+                        "col": cell.col,
+                        "name": cell.name,
+                        "piece": piece.attributes,
+                        "adopted": True,
+                    }
+                ]
+            )
+        self._claimable = []
+        return events
+
     def warn(self, t: float, message: str) -> list[Event]:
         return self._emit([self._warning_event(t, message)])
 
@@ -203,7 +233,11 @@ class Game:
                 game._started = True
             elif kind == "move":
                 cell = Cell(int(event["row"]), int(event["col"]))
-                game.place(cell, Piece.from_attributes(event["piece"]), float(event["t"]))
+                piece = Piece.from_attributes(event["piece"])
+                if event.get("adopted"):
+                    game.adopt([(cell, piece)], float(event["t"]))
+                else:
+                    game.place(cell, piece, float(event["t"]))
             elif kind == "undo":
                 game.undo(float(event["t"]), str(event.get("reason", "")))
             elif kind == "game_end":

@@ -137,8 +137,11 @@ class StateTracker:
         self._unreadable_since: dict[Cell, float] = {}
         self._first_seen: dict[Cell, float] = {}  # new, not yet committed pieces
         self._last_t = 0.0
-        #: True until an empty board starts the first game (shown to the user).
+        #: True until a board starts the first game (shown to the user).
         self.waiting_for_empty = game is None
+        #: Pieces already on the board when watching begins are taken over as a game in
+        #: progress (order unknown) instead of waiting for an empty board.
+        self.adopt_on_start = True
 
     # -- public -------------------------------------------------------------------------------
     @property
@@ -196,13 +199,24 @@ class StateTracker:
         occupied = {cell for cell, occ in zip(ALL_CELLS, self._pattern, strict=True) if occ}
         events: list[Event] = []
         if self.game is None or self.game.over:
-            if occupied:
-                return events
+            if occupied and (self.game is not None or not self.adopt_on_start):
+                return events  # after a game: the next one starts on an empty board
             self.game = Game(self.rules)
             self.waiting_for_empty = False
             self._warned.clear()
             centers = [r.center_px for r in observation.cells]
-            return self.game.start(now, centers)
+            events = self.game.start(now, centers)
+            if occupied:
+                # Watching began mid-game: take over what stands there, order unknown.
+                pieces = self._decode_all(sorted(occupied))
+                names = ", ".join(c.name for c, _ in pieces)
+                events += self.game.warn(
+                    now,
+                    f"watching began with {len(pieces)} piece(s) on the board ({names}); "
+                    "taken over in an unknown order, no Quarto raised for them",
+                )
+                events += self.game.adopt(pieces, now)
+            return events
         game = self.game
         recorded = {cell for cell, _ in game.board.items()}
         if not occupied and recorded:
@@ -223,6 +237,17 @@ class StateTracker:
             events += self._place_new(new_cells, now)
         events += self._recheck(observation, occupied & recorded, now)
         return events
+
+    def _decode_all(self, cells: Sequence[Cell]) -> list[tuple[Cell, Piece]]:
+        """Distinct pieces for ``cells`` from their evidence, greedily by best margin."""
+        free = [Piece(code) for code in range(16)]
+        out: list[tuple[Cell, Piece]] = []
+        for cell in cells:
+            evidence = self._evidence.get(cell) or _Evidence(self.config.evidence_frames)
+            best = max(free, key=evidence.score)
+            free.remove(best)
+            out.append((cell, best))
+        return out
 
     def _place_new(self, new_cells: Sequence[Cell], now: float) -> list[Event]:
         """Commit the pieces on ``new_cells`` in the order they first appeared.
