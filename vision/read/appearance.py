@@ -184,12 +184,7 @@ def dark_probability(
             threshold = np.log(board / config.lone_piece_board_ratio)
     width = 0.12
     if len(vals) >= 2:
-        best, best_k = -1.0, 0
-        for k in range(1, len(vals)):
-            lo, hi = vals[:k], vals[k:]
-            between = len(lo) * len(hi) * (hi.mean() - lo.mean()) ** 2
-            if between > best:
-                best, best_k = between, k
+        best_k = best_split(vals)
         lo, hi = vals[:best_k], vals[best_k:]
         gap = hi.min() - lo.max()
         spread = max(float(np.std(lo)) if len(lo) > 1 else 0.0,
@@ -198,3 +193,16 @@ def dark_probability(
             threshold = 0.5 * (hi.min() + lo.max())
             width = max(0.03, gap / 8.0)
     return np.asarray(1.0 / (1.0 + np.exp(np.clip((x - threshold) / width, -40, 40))))
+
+
+def best_split(sorted_values: NDArray[np.floating]) -> int:
+    """Index k splitting sorted 1-D values into two groups ``[:k]``, ``[k:]`` with the largest
+    between-group variance (Otsu's criterion on the values themselves); needs >= 2 values."""
+    vals = np.asarray(sorted_values, dtype=np.float64)
+    best, best_k = -1.0, 1
+    for k in range(1, len(vals)):
+        lo, hi = vals[:k], vals[k:]
+        between = len(lo) * len(hi) * (hi.mean() - lo.mean()) ** 2
+        if between > best:
+            best, best_k = between, k
+    return best_k

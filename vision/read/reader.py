@@ -28,6 +28,7 @@ from numpy.typing import NDArray
 from vision.geometry.board_view import BoardView
 from vision.read.appearance import (
     CellColours,
+    best_split,
     body_lightness,
     cell_colours,
     dark_probability,
@@ -252,12 +253,7 @@ def two_group_probability(
     vals = np.sort(values[usable])
     t = threshold
     if len(vals) >= 4:
-        best, best_k = -1.0, 0
-        for k in range(1, len(vals)):
-            lo, hi = vals[:k], vals[k:]
-            between = len(lo) * len(hi) * (hi.mean() - lo.mean()) ** 2
-            if between > best:
-                best, best_k = between, k
+        best_k = best_split(vals)
         lo, hi = vals[:best_k], vals[best_k:]
         gap = hi.min() - lo.max()
         spread = max(float(np.std(lo)), float(np.std(hi)))
