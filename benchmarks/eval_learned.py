@@ -139,43 +139,14 @@ def acceptance(run: EvaluationRun) -> str:
 def real_photos_text(labels_path: Path, model: CellModel) -> str:
     """The learned reader on real photographs: on a board fitted to the labelled pieces where
     all 16 cells are labelled (the reader alone), through the board finder otherwise."""
-    import json
+    from vision.evaluation.real_photos import format_real_report, score_real_photos
 
-    from vision.evaluation.real_photos import board_from_labels, format_real_report, score_photo
-    from vision.locate.report import locate
+    def learned(frame: np.ndarray, view: BoardView) -> Observation:
+        return read_cells_learned(frame, view, model=model)
 
-    entries = json.loads(labels_path.read_text())
-    photos = []
-    for entry in entries:
-        frame = cv2.imread(str(labels_path.parent / entry["file"]), cv2.IMREAD_COLOR)
-        if frame is None:
-            photos.append({"file": entry["file"], "board_found": False,
-                           "mistakes": ["cannot read image"]})
-            continue
-        view = board_from_labels(entry, (frame.shape[1], frame.shape[0]))
-        fitted = view is not None
-        if view is None:
-            found = locate(frame).view
-            view = found if isinstance(found, BoardView) else None
-        obs = read_cells_learned(frame, view, model=model) if view is not None else (
-            Observation.empty())
-        result = score_photo(entry, obs)
-        result["board_from_labels"] = fitted
-        photos.append(result)
-    totals = {a: {"judged": 0, "right": 0} for a in OUTPUTS[1:5]}
-    for ph in photos:
-        for a, t in ph.get("attributes", {}).items():
-            totals[a]["judged"] += t["judged"]
-            totals[a]["right"] += t["right"]
-    result = {
-        "photos": photos,
-        "boards_found": sum(bool(p["board_found"]) for p in photos),
-        "occupancy_errors": sum(p.get("occupancy_errors", 0) for p in photos),
-        "attributes": {a: dict(t, accuracy=(round(t["right"] / t["judged"], 3)
-                                           if t["judged"] else None))
-                       for a, t in totals.items()},
-    }
-    return format_real_report(result)
+    return format_real_report(
+        score_real_photos(labels_path, oracle_board=True, cell_reader=learned)
+    )
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -32,18 +32,23 @@ from vision.rules.pieces import ATTRIBUTES, VALUES
 MAX_MATCH_SHARE = 0.6
 
 Reader = Callable[[np.ndarray], Observation]
+CellReader = Callable[[np.ndarray, BoardView], Observation]
 
 
-def default_reader(frame: np.ndarray) -> Observation:
-    """Board finder + cell reader (the ``analyze`` pipeline)."""
-    from vision.geometry.board_view import BoardView
-    from vision.locate.report import locate
+def _read_cells(frame: np.ndarray, view: BoardView) -> Observation:
     from vision.read.reader import read_cells
+
+    return read_cells(frame, view)
+
+
+def default_reader(frame: np.ndarray, cell_reader: CellReader = _read_cells) -> Observation:
+    """Board finder + cell reader (the ``analyze`` pipeline)."""
+    from vision.locate.report import locate
 
     view = locate(frame).view
     if not isinstance(view, BoardView):
         return Observation.empty()
-    return read_cells(frame, view)
+    return cell_reader(frame, view)
 
 
 def board_from_labels(entry: dict[str, Any], size_wh: tuple[int, int]) -> BoardView | None:
@@ -179,17 +184,22 @@ def score_photo(entry: dict[str, Any], obs: Observation,
 
 
 def score_real_photos(labels_path: str | Path, reader: Reader | None = None, *,
-                      oracle_board: bool = False) -> dict[str, Any]:
+                      oracle_board: bool = False,
+                      cell_reader: CellReader = _read_cells) -> dict[str, Any]:
     """Score every photo of a ``labels.json``; returns per-photo results and totals.
 
-    With ``oracle_board``, photos whose 16 cells are all labelled are read on a board fitted to
-    the labels (:func:`board_from_labels`); the others still go through the board finder.
+    ``cell_reader`` reads the cells on a found board (default: the hand-crafted reader);
+    ``reader`` replaces the whole frame-to-observation step. With ``oracle_board``, photos whose
+    16 cells are all labelled are read on a board fitted to the labels
+    (:func:`board_from_labels`); the others still go through the board finder.
     """
     labels_path = Path(labels_path)
     entries = json.loads(labels_path.read_text())
     if not isinstance(entries, list):
         raise ValueError(f"{labels_path}: expected a JSON list of photos")
-    reader = reader or default_reader
+    if reader is None:
+        def reader(frame: np.ndarray) -> Observation:
+            return default_reader(frame, cell_reader)
     photos = []
     for entry in entries:
         frame = cv2.imread(str(labels_path.parent / entry["file"]), cv2.IMREAD_COLOR)
@@ -199,12 +209,7 @@ def score_real_photos(labels_path: str | Path, reader: Reader | None = None, *,
             continue
         view = board_from_labels(entry, (frame.shape[1], frame.shape[0])) if oracle_board \
             else None
-        if view is not None:
-            from vision.read.reader import read_cells
-
-            obs = read_cells(frame, view)
-        else:
-            obs = reader(frame)
+        obs = cell_reader(frame, view) if view is not None else reader(frame)
         result = score_photo(entry, obs)
         result["board_from_labels"] = view is not None
         photos.append(result)
