@@ -118,9 +118,7 @@ def _want_window(args: argparse.Namespace) -> bool:
 
 def _watch(args: argparse.Namespace) -> int:
     # Imported here so that `--help` and `games` never pay for OpenCV-heavy modules.
-    from vision.learn.fuse import read_cells_fused
-    from vision.live.session import WatchSession
-    from vision.locate.tracker import BoardTracker
+    from vision.live.session import default_session
 
     try:
         rules = Rules.from_options(args.rules, args.attributes)
@@ -159,7 +157,7 @@ def _watch(args: argparse.Namespace) -> int:
 
     def sink(event: Event) -> None:
         if events_out is not None:
-            events_out.write(json.dumps({k: v for k, v in event.items()}) + "\n")
+            events_out.write(json.dumps(event) + "\n")
             events_out.flush()
         line = describe_event(event)
         if event.get("type") == "quarto" and policy.sounds:
@@ -167,6 +165,7 @@ def _watch(args: argparse.Namespace) -> int:
         print(f"[{event.get('t', 0.0):8.2f}s] {line}", file=human, flush=True)
         announcer.announce(event)
 
+    locator = None
     if lock is not None:
         from vision.locate.lock import view_from_corners
 
@@ -179,14 +178,11 @@ def _watch(args: argparse.Namespace) -> int:
                     view_from_corners(lock.corners_px, (w, h), lock.layout, intrinsics=intrinsics)
                 )
             return fixed[0]
-    else:
-        board_tracker = BoardTracker(intrinsics=intrinsics)
-        locator = board_tracker.update
 
-    session = WatchSession(
-        locator,
-        read_cells_fused,
+    session = default_session(
         log_dir=log_dir,
+        locator=locator,
+        intrinsics=intrinsics,
         rules=rules,
         policy=policy,
         sink=sink,

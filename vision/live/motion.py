@@ -70,7 +70,7 @@ class MotionGate:
         self._prev: NDArray[np.int16] | None = None
         self._reference: NDArray[np.int16] | None = None
         self._mask: NDArray[np.bool_] | None = None
-        self._mask_key: tuple[object, ...] | None = None
+        self._mask_key: tuple[tuple[int, ...], BoardView | None] | None = None
         self._piece_area = 1.0
         self._still_since: float | None = None
         self._scale = 1.0
@@ -85,8 +85,11 @@ class MotionGate:
         return cv2.GaussianBlur(grey, (5, 5), 0).astype(np.int16)
 
     def _region(self, shape: tuple[int, ...], view: BoardView | None) -> NDArray[np.bool_]:
-        key = (shape, None if view is None else id(view))
-        if self._mask is not None and self._mask_key == key:
+        # the key holds the view itself (not its id, which a new view could reuse)
+        key = (tuple(shape), view)
+        if self._mask is not None and self._mask_key is not None and (
+            self._mask_key[0] == key[0] and self._mask_key[1] is view
+        ):
             return self._mask
         mask = np.zeros(shape[:2], dtype=np.uint8)
         if view is None:

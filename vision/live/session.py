@@ -22,7 +22,7 @@ from numpy.typing import NDArray
 from vision.game.model import Event, Game
 from vision.game.record import GameRecorder, find_unfinished, read_record
 from vision.geometry.board_view import BoardView
-from vision.geometry.camera import Camera, Pose
+from vision.geometry.camera import Camera, Intrinsics, Pose
 from vision.live.alerts import AlertPolicy, EventScheduler
 from vision.live.motion import GateResult, MotionConfig, MotionGate
 from vision.live.sources import Frame
@@ -241,18 +241,21 @@ class WatchSession:
 def default_session(
     *,
     log_dir: Path | None,
+    locator: Locator | None = None,
+    intrinsics: Intrinsics | None = None,
     rules: Rules | None = None,
     policy: AlertPolicy | None = None,
     sink: Callable[[Event], None] | None = None,
     source: str | None = None,
     resume: bool = True,
 ) -> WatchSession:
-    """A session with the real board tracker and cell reader (what ``watch`` runs)."""
+    """A session with the real board tracker (or ``locator``, e.g. a board lock) and the fused
+    cell reader: what ``watch`` runs."""
     from vision.learn.fuse import read_cells_fused
     from vision.locate.tracker import BoardTracker
 
     return WatchSession(
-        BoardTracker().update,
+        locator or BoardTracker(intrinsics=intrinsics).update,
         read_cells_fused,
         log_dir=log_dir,
         rules=rules,
