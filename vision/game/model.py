@@ -22,8 +22,6 @@ from vision.rules.pieces import Piece
 
 Event = dict[str, Any]
 
-EVENT_TYPES = ("game_start", "move", "quarto", "quarto_missed", "warning", "game_end", "undo")
-RESULTS = ("quarto", "draw", "abandoned")
 
 
 class IllegalMoveError(ValueError):
