@@ -23,7 +23,6 @@ from vision.rules.pieces import Piece
 Event = dict[str, Any]
 
 
-
 class IllegalMoveError(ValueError):
     """A move the game cannot take (occupied cell, game over); the message says which."""
 
