@@ -34,6 +34,7 @@ from vision.locate.fit import (
     coarse_align,
     edge_correspondences,
     fit_rings,
+    grow_fit,
 )
 from vision.locate.lattice import (
     LatticeHypothesis,
@@ -113,7 +114,7 @@ def fit_grid(gray_work: NDArray[np.float32], hyps: list[LatticeHypothesis],
              ) -> tuple[FloatArray, float, float, EdgeConfig, LayoutFit] | None:
     """Best (H, radius, score, edge config with the cell shape) over lattice hypotheses and
     window placements (work pixels)."""
-    scored: list[tuple[float, FloatArray, float, EdgeConfig, bool]] = []
+    scored: list[tuple[float, FloatArray, float, EdgeConfig, NDArray[np.int64]]] = []
     for hyp in hyps:
         e = replace(edge, shape=hyp.shape)
         rough = hyp.inliers == 0  # guessed from an outline, not from rings
@@ -123,13 +124,14 @@ def fit_grid(gray_work: NDArray[np.float32], hyps: list[LatticeHypothesis],
         for off in window_offsets(hyp.grid):
             H = shift_h(hyp.H, off)
             sup = ring_support(gray_work, H, hyp.radius, e, tol_px=2.0)
-            scored.append((sup, H, hyp.radius, e, rough))
+            seeds = hyp.grid[:0] if rough else hyp.grid + np.array(off)
+            scored.append((sup, H, hyp.radius, e, seeds))
     scored.sort(key=lambda s: -s[0])
     best: tuple[FloatArray, float, float, EdgeConfig, LayoutFit] | None = None
-    for _, H, radius, edge, _rough in scored[: config.max_refined_hypotheses]:
+    for _, H, radius, edge, seeds in scored[: config.max_refined_hypotheses]:
         pitch = _pitch_px(H)
         reaches = tuple(max(1.0, f * pitch) for f in config.reach_schedule)
-        Hf, rf, _, edge = fit_rings(gray_work, H, radius, reaches, edge)
+        Hf, rf, _, edge = grow_fit(gray_work, H, radius, reaches, edge, seeds)
         for _round in range(3):
             (dx, dy), inner, outer = best_window(gray_work, Hf, rf, edge,
                                                  config.window_shift_margin)

@@ -182,7 +182,7 @@ def edge_search(
 
 def fit_rings(
     gray_f: NDArray[np.float32], H: FloatArray, radius: float, reaches: tuple[float, ...],
-    config: EdgeConfig,
+    config: EdgeConfig, nodes: FloatArray = GRID_NODES,
 ) -> tuple[FloatArray, float, float, EdgeConfig]:
     """Refine a grid homography and ring radius against the image's ring edges.
 
@@ -197,6 +197,8 @@ def fit_rings(
     reaches : tuple of float
         Search half-lengths (pixels) of the successive rounds, decreasing.
     config : EdgeConfig
+    nodes : (K, 2) float
+        Grid nodes of the cells whose outlines are matched (default: all 16).
 
     Returns
     -------
@@ -210,35 +212,36 @@ def fit_rings(
     Notes
     -----
     Unless the config fixes them, the first round tries edges and lines of both polarities
-    and keeps the one most sample points agree on: one marking for all cells (say, the
-    outer side of every printed ring). Texture and piece silhouettes come in all kinds, so
-    most of them drop out, and the fit never mixes the two sides of a line.
+    and keeps the one whose matches most agree on one homography (RANSAC inliers): one
+    marking for all cells (say, the outer side of every printed ring). Texture and piece
+    silhouettes come in all kinds, so most of them drop out, and the fit never mixes the two
+    sides of a line.
     """
     for reach in reaches:
-        pts, rad = ring_model_points(radius, config.samples_per_ring, config.shape)
+        pts, rad = ring_model_points(radius, config.samples_per_ring, config.shape, nodes)
         px = apply_h(H, pts)
         nrm = image_normals(H, pts, rad)
-        if config.mode and config.polarity:
-            off, _ = edge_search(gray_f, px, nrm, reach, config)
-        else:
-            best: tuple[int, FloatArray, EdgeConfig] | None = None
-            for mode in ("line", "edge"):
-                for pol in (1, -1):
-                    c = replace(config, mode=mode, polarity=pol)
-                    o, _ = edge_search(gray_f, px, nrm, reach, c)
-                    n = int(np.isfinite(o).sum())
-                    if best is None or n > best[0]:
-                        best = (n, o, c)
-            assert best is not None
-            _, off, config = best
-        good = np.isfinite(off)
-        if good.sum() < 12:
-            break
-        target = px[good] + nrm[good] * off[good, None]
         thr = max(1.0, 0.35 * reach)
-        Hn, mask = cv2.findHomography(pts[good], target, cv2.RANSAC, thr, maxIters=200)
-        if Hn is None or mask is None or mask.sum() < 12:
+        modes = ([(config.mode, config.polarity)] if config.mode and config.polarity
+                 else [(m, p) for m in ("line", "edge") for p in (1, -1)])
+        best: tuple[int, FloatArray, FloatArray, NDArray[Any], FloatArray, EdgeConfig] | None = None
+        for mode, pol in modes:
+            # One marking for all cells: the one whose edges line up on one grid (most
+            # RANSAC inliers), not merely the most common one (texture has many edges).
+            c = replace(config, mode=mode, polarity=pol)
+            off, _ = edge_search(gray_f, px, nrm, reach, c)
+            good = np.isfinite(off)
+            if good.sum() < 12:
+                continue
+            target = px[good] + nrm[good] * off[good, None]
+            Hn, mask = cv2.findHomography(pts[good], target, cv2.RANSAC, thr, maxIters=200)
+            if Hn is None or mask is None or mask.sum() < 12:
+                continue
+            if best is None or int(mask.sum()) > best[0]:
+                best = (int(mask.sum()), good, target, mask, Hn, c)
+        if best is None:
             break
+        _, good, target, mask, Hn, config = best
         inl = mask.ravel().astype(bool)
         # Least-squares refit on the RANSAC inliers only.
         Hn2, _ = cv2.findHomography(pts[good][inl], target[inl], 0)
@@ -248,8 +251,8 @@ def fit_rings(
         H = Hnew
         # Ring radius: median distance of the matched edges from their ring centres.
         back = apply_h(np.linalg.inv(H), target[inl])
-        per_cell = len(pts) // len(GRID_NODES)
-        d = back - GRID_NODES[np.flatnonzero(good)[inl] // per_cell]
+        per_cell = len(pts) // len(nodes)
+        d = back - nodes[np.flatnonzero(good)[inl] // per_cell]
         if config.shape == "square":
             r = float(np.median(np.max(np.abs(d), axis=1)))
         else:
@@ -258,9 +261,33 @@ def fit_rings(
             radius = r
     if not (config.mode and config.polarity):
         config = replace(config, mode="edge", polarity=0)
-    pts, rad = ring_model_points(radius, config.samples_per_ring, config.shape)
+    pts, rad = ring_model_points(radius, config.samples_per_ring, config.shape, nodes)
     off, _ = edge_search(gray_f, apply_h(H, pts), image_normals(H, pts, rad), 1.5, config)
     return H, radius, float(np.isfinite(off).mean()), config
+
+
+def grow_fit(
+    gray_f: NDArray[np.float32], H: FloatArray, radius: float, reaches: tuple[float, ...],
+    config: EdgeConfig, seeds: NDArray[Any],
+) -> tuple[FloatArray, float, float, EdgeConfig]:
+    """:func:`fit_rings` grown outwards from the cells where rings were found.
+
+    A lattice guessed from a few rings is an affine extrapolation of them: right next to
+    them, off by up to a cell at the far side of a board seen at a low angle (perspective).
+    So the outlines of the cells within one step of the ``seeds`` (grid nodes, 0..3) are fitted
+    first, then those within two steps, then all 16; each stage starts from a grid that is
+    right where it is next matched.
+    """
+    seeds = np.asarray(seeds, dtype=np.float64).reshape(-1, 2)
+    if len(seeds):
+        dist = np.abs(GRID_NODES[:, None, :] - seeds[None, :, :]).max(axis=2).min(axis=1)
+        for step in (1, 2):
+            near = GRID_NODES[dist <= step]
+            if len(near) == len(GRID_NODES):
+                break
+            H, radius, _, config = fit_rings(gray_f, H, radius, reaches if step == 1
+                                             else reaches[1:], config, near)
+    return fit_rings(gray_f, H, radius, reaches[1:] if len(seeds) else reaches, config)
 
 
 def edge_correspondences(gray_f: NDArray[np.float32], H: FloatArray, radius: float,

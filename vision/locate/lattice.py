@@ -85,9 +85,10 @@ def _seed_pairs(ells: list[Ellipse], config: LocateConfig) -> list[tuple[int, in
 
 def _collect(
     H: FloatArray, ells: list[Ellipse], centers: FloatArray, radius: float, config: LocateConfig,
-    shape: str = "circle",
+    shape: str = "circle", reach: int = 2 * _SPAN,
 ) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
-    """Candidates lying on integer nodes of the lattice ``H`` with the predicted ring size.
+    """Candidates lying on integer nodes of the lattice ``H`` with the predicted ring size,
+    at most ``reach`` steps (along either axis) from node (0, 0).
 
     Returns the indices of the candidates and their integer grid nodes.
     """
@@ -99,7 +100,7 @@ def _collect(
     err = np.hypot(*(g - node).T)
     ok = err < config.inlier_tol_pitch
     ok &= np.array([e.shape == shape for e in ells])
-    ok &= np.all(np.abs(node) <= 2 * _SPAN, axis=1)
+    ok &= np.all(np.abs(node) <= reach, axis=1)
     idx = np.flatnonzero(ok)
     if len(idx) == 0:
         return idx, np.zeros((0, 2), np.int64)
@@ -153,6 +154,16 @@ def lattice_hypotheses(ells: list[Ellipse], config: LocateConfig,
         radius = 1.0 / float(np.hypot(*v1))
         v2 = np.array([-v1[1], v1[0]])
         H = _affine_h(e.center, centers[j] - e.center, Winv @ v2)
+        # Grow the lattice from the seed: perspective bends it away from the seed pair's
+        # affine guess, so candidates are gathered one step further at a time and the
+        # lattice refitted to them (a homography from 4 nodes on, else an affine map).
+        idx, nodes = _collect(H, ells, centers, radius, config, e.shape, reach=1)
+        for reach in (1, 2, 3, 2 * _SPAN):
+            if reach > 1:
+                idx, nodes = _collect(H, ells, centers, radius, config, e.shape, reach=reach)
+            Hn = _refit(nodes, centers[idx])
+            if Hn is not None:
+                H = Hn
         idx, nodes = _collect(H, ells, centers, radius, config, e.shape)
         if len(idx) < config.min_lattice_inliers:
             continue
@@ -160,17 +171,6 @@ def lattice_hypotheses(ells: list[Ellipse], config: LocateConfig,
         if key in seen:
             continue
         seen.add(key)
-        # Refit with all inliers (homography from 4 on), collect again.
-        for _ in range(2):
-            if len(idx) >= 4:
-                Hn, _m = cv2.findHomography(nodes.astype(np.float64), centers[idx], 0)
-                if not usable_h(Hn):
-                    break
-                H = Hn
-            idx2, nodes2 = _collect(H, ells, centers, radius, config, e.shape)
-            if len(idx2) <= len(idx):
-                break
-            idx, nodes = idx2, nodes2
         inside = _best_window_mask(nodes)
         if (~inside).sum() > config.max_outside_inliers:
             continue  # a lattice bigger than 4x4 (a tablecloth, tiles): not a Quarto grid
@@ -188,6 +188,26 @@ def lattice_hypotheses(ells: list[Ellipse], config: LocateConfig,
         if len(distinct) >= keep:
             break
     return distinct
+
+
+def _refit(nodes: NDArray[np.int64], centers: FloatArray) -> FloatArray | None:
+    """Lattice homography through candidates at grid ``nodes``, or None when they do not fix
+    one (fewer than 3, or all on one line).
+
+    Projective once 5 nodes span at least 2 steps both ways; affine (least squares) before
+    that: a perspective fitted to a few close nodes would extrapolate their centring noise.
+    """
+    g = nodes.astype(np.float64)
+    if len(g) < 3 or np.linalg.matrix_rank(g - g.mean(axis=0), tol=1e-6) < 2:
+        return None
+    span = g.max(axis=0) - g.min(axis=0)
+    if len(g) >= 5 and span.min() >= 2:
+        H, _ = cv2.findHomography(g, centers, 0)
+        return H if usable_h(H) else None
+    X = np.column_stack([g, np.ones(len(g))])
+    A, *_ = np.linalg.lstsq(X, centers, rcond=None)
+    H = np.vstack([A.T, [0.0, 0.0, 1.0]])
+    return H if usable_h(H) else None
 
 
 def _best_window_mask(nodes: NDArray[np.int64]) -> NDArray[np.bool_]:
