@@ -24,10 +24,11 @@ from vision.evaluation.labels import Label, iter_labelled_images, load_label
 from vision.evaluation.runner import EvaluationRun, format_report, predicted_cells
 from vision.evaluation.score import score_image
 from vision.geometry.board_view import BoardView
+from vision.learn.cnn import CnnModelError, load_cnn
 from vision.learn.dataset import OUTPUTS, cell_targets
 from vision.learn.fuse import HAND_LEARNED_WEIGHTS, fuse_observations
-from vision.learn.model import CellModel, default_model, load_model
-from vision.learn.reader import read_cells_learned
+from vision.learn.model import default_model, load_model
+from vision.learn.reader import AnyCellModel, read_cells_learned
 from vision.read.observation import Observation
 
 Reader = Callable[[np.ndarray, BoardView], Observation]
@@ -37,13 +38,13 @@ FIRST_EVAL_SEED = 800000
 CPU_MS: list[float] = []
 
 
-def render_eval(folder: Path, n: int) -> list[Label]:
-    """Labels of seeds 800000.. (rendered into ``folder`` when missing)."""
+def render_eval(folder: Path, n: int, first: int = FIRST_EVAL_SEED) -> list[Label]:
+    """Labels of seeds ``first``.. (rendered into ``folder`` when missing)."""
     from vision.render import render_still, write_still
 
     folder.mkdir(parents=True, exist_ok=True)
     labels = []
-    for seed in range(FIRST_EVAL_SEED, FIRST_EVAL_SEED + n):
+    for seed in range(first, first + n):
         path = folder / f"{seed}.json"
         if not path.exists():
             image, label = render_still(seed)
@@ -52,21 +53,31 @@ def render_eval(folder: Path, n: int) -> list[Label]:
     return labels
 
 
-def read_learned(model: CellModel) -> Reader:
+def load_any_model(path: Path | None) -> AnyCellModel:
+    """The packaged default model, or a model file of either kind (convolutional or MLP)."""
+    if path is None:
+        return default_model()
+    try:
+        return load_cnn(path)
+    except CnnModelError:
+        return load_model(path)
+
+
+def read_learned(model: AnyCellModel) -> Reader:
     def read(frame: np.ndarray, view: BoardView) -> Observation:
         return read_cells_learned(frame, view, model=model)
 
     return read
 
 
-def read_fused(model: CellModel) -> Reader:
-    """The hand-crafted and the learned reader, fused with ``HAND_LEARNED_WEIGHTS``."""
+def read_fused(model: AnyCellModel, weights: tuple[float, float]) -> Reader:
+    """The hand-crafted and the learned reader, fused with log-odds ``weights``."""
     from vision.read import read_cells
 
     def read(frame: np.ndarray, view: BoardView) -> Observation:
         return fuse_observations(read_cells(frame, view),
                                  read_cells_learned(frame, view, model=model),
-                                 weights=HAND_LEARNED_WEIGHTS)
+                                 weights=weights)
 
     return read
 
@@ -136,7 +147,7 @@ def acceptance(run: EvaluationRun) -> str:
     )
 
 
-def real_photos_text(labels_path: Path, model: CellModel) -> str:
+def real_photos_text(labels_path: Path, model: AnyCellModel) -> str:
     """The learned reader on real photographs: on a board fitted to the labelled pieces where
     all 16 cells are labelled (the reader alone), through the board finder otherwise."""
     from vision.evaluation.real_photos import format_real_report, score_real_photos
@@ -151,28 +162,33 @@ def real_photos_text(labels_path: Path, model: CellModel) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--renders", type=int, default=200, help="fresh renders from seed 800000")
+    ap.add_argument("--renders", type=int, default=200, help="fresh renders from --first-seed")
+    ap.add_argument("--first-seed", type=int, default=FIRST_EVAL_SEED)
     ap.add_argument("--cache", type=Path, default=Path("/tmp/learn-data/eval"))
     ap.add_argument("--photoreal", type=Path, default=Path("../shared/photoreal_dev"))
-    ap.add_argument("--model", type=Path, default=None, help="model file (default: packaged)")
+    ap.add_argument("--model", type=Path, default=None,
+                    help="model file, convolutional or MLP (default: packaged)")
     ap.add_argument("--failures", type=int, default=10, help="failing images to list per set")
     ap.add_argument("--real-photos", type=Path, default=Path("../shared/real_photos/labels.json"))
     ap.add_argument("--fuse", action="store_true",
                     help="also score the learned reader fused with the hand-crafted one")
+    ap.add_argument("--weights", type=str, default=",".join(map(str, HAND_LEARNED_WEIGHTS)),
+                    help="fusion log-odds weights: hand-crafted,learned")
     args = ap.parse_args(argv)
     cv2.setNumThreads(1)
-    model = default_model() if args.model is None else load_model(args.model)
+    model = load_any_model(args.model)
+    w_hand, w_learned = (float(v) for v in args.weights.split(","))
     sets: list[tuple[str, list[Label]]] = []
     if args.renders > 0:
-        sets.append((f"fresh renders (seeds {FIRST_EVAL_SEED}..)",
-                     render_eval(args.cache, args.renders)))
+        sets.append((f"fresh renders (seeds {args.first_seed}..)",
+                     render_eval(args.cache, args.renders, args.first_seed)))
     if args.photoreal.is_dir():
         sets.append((str(args.photoreal), list(iter_labelled_images(args.photoreal))))
     else:
         print(f"{args.photoreal}: not found; skipped", file=sys.stderr)
     readers = [("learned", read_learned(model))]
     if args.fuse:
-        readers.append(("fused with hand-crafted", read_fused(model)))
+        readers.append(("fused with hand-crafted", read_fused(model, (w_hand, w_learned))))
     for (name, labels), (reader_name, read) in itertools.product(sets, readers):
         CPU_MS.clear()
         run, rows = evaluate(labels, read)

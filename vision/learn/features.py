@@ -31,6 +31,7 @@ from vision.learn.rings import (
 )
 from vision.learn.sampling import (
     Pyramid,
+    board_colours,
     cell_frames,
     lateral_step_px,
     reference_points_m,
@@ -154,18 +155,7 @@ def cell_features(
     ref_lab = lab[n_cells * n_pts:]
     ref_valid = valid[n_cells * n_pts:]
 
-    if ref_valid.any():
-        board = np.median(ref_lab[ref_valid], axis=0)
-    elif cell_valid.any():  # board edges all outside the frame: fall back on everything seen
-        board = np.median(cell_lab[cell_valid], axis=0)
-    else:
-        board = np.array([50.0, 0.0, 0.0], dtype=np.float32)
-    local = np.tile(board, (n_cells, 1)).astype(np.float64)
-    for i in range(n_cells):
-        idx = corners[i][corners[i] >= 0]
-        idx = idx[ref_valid[idx]]
-        if len(idx):
-            local[i] = np.median(ref_lab[idx], axis=0)
+    board, local = board_colours(ref_lab, ref_valid, corners, cell_lab, cell_valid)
 
     rel = (cell_lab - board[None, None, :]) / cfg.lab_scale
     rel[~cell_valid] = 0.0

@@ -16,6 +16,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from vision.geometry.board_view import BoardView
+from vision.learn.cnn import ConvCellModel
 from vision.learn.config import LearnedReaderConfig
 from vision.learn.context import cover_matrices
 from vision.learn.features import cell_features
@@ -28,20 +29,33 @@ from vision.rules.pieces import ATTRIBUTES
 log = logging.getLogger(__name__)
 
 
+#: Either kind of trained cell model: the perceptron on hand-made features, or the
+#: convolutional network on rectified patches. Both give the ``OUTPUTS`` columns.
+AnyCellModel = CellModel | ConvCellModel
+
+
+def _predict(
+    frame_bgr: NDArray[np.uint8], view: BoardView, m: AnyCellModel
+) -> tuple[NDArray[np.float32], NDArray[np.float64]]:
+    if isinstance(m, ConvCellModel):
+        prob, centers = m.predict(frame_bgr, view)
+        return prob, centers.astype(np.float64)
+    feats = cell_features(frame_bgr, view, config=m.sampling)
+    return m.predict(feats.x, cover_matrices(view)), feats.centers_px
+
+
 def predict_cells(
-    frame_bgr: NDArray[np.uint8], view: BoardView, *, model: CellModel | None = None
+    frame_bgr: NDArray[np.uint8], view: BoardView, *, model: AnyCellModel | None = None
 ) -> NDArray[np.float32]:
     """(16, len(model.outputs)) calibrated probabilities of every cell (``ALL_CELLS`` order)."""
-    m = model or default_model()
-    feats = cell_features(frame_bgr, view, config=m.sampling)
-    return m.predict(feats.x, cover_matrices(view))
+    return _predict(frame_bgr, view, model or default_model())[0]
 
 
 def read_cells_learned(
     frame_bgr: NDArray[np.uint8],
     view: BoardView,
     *,
-    model: CellModel | None = None,
+    model: AnyCellModel | None = None,
     config: LearnedReaderConfig | None = None,
 ) -> Observation:
     """Read all 16 cells of a board with the learned classifier.
@@ -70,8 +84,7 @@ def read_cells_learned(
         raise ValueError(f"view must be a BoardView, got {type(view).__name__}")
     cfg = config or LearnedReaderConfig()
     m = model or default_model()
-    feats = cell_features(frame_bgr, view, config=m.sampling)
-    raw = m.predict(feats.x, cover_matrices(view))
+    raw, centers_px = _predict(frame_bgr, view, m)
     prob = np.clip(raw.astype(np.float64), cfg.p_floor, 1.0 - cfg.p_floor)
     col = {name: m.column(name) for name in m.outputs}
     odds: list[dict[str, float | None]] = []
@@ -91,7 +104,7 @@ def read_cells_learned(
         readings.append(
             CellReading(
                 cell=cell,
-                center_px=(float(feats.centers_px[i, 0]), float(feats.centers_px[i, 1])),
+                center_px=(float(centers_px[i, 0]), float(centers_px[i, 1])),
                 occupied_probability=float(prob[i, col["occupied"]]),
                 attribute_probability=odds[i],
                 visible_fraction=float(prob[i, col["visible"]]) if d is not None else 1.0,

@@ -143,6 +143,44 @@ def reference_points_m(view: BoardView) -> tuple[FloatArray, NDArray[np.int64]]:
     return points, corners
 
 
+def board_colours(
+    ref_lab: NDArray[np.float32],
+    ref_valid: NDArray[np.bool_],
+    corners: NDArray[np.int64],
+    cell_lab: NDArray[np.float32],
+    cell_valid: NDArray[np.bool_],
+) -> tuple[NDArray[np.float32], FloatArray]:
+    """The board's own colour, overall and around each cell, from the between-cell points.
+
+    Parameters
+    ----------
+    ref_lab, ref_valid : (K, 3) Lab values of ``reference_points_m`` and their in-frame mask.
+    corners : (16, 4) indices of the reference points around each cell (-1: none).
+    cell_lab, cell_valid : (16, P, 3) and (16, P) the cells' own samples, the fallback when no
+        reference point is in the frame.
+
+    Returns
+    -------
+    board : (3,) float32, the median Lab colour of the bare board (a median, so pieces covering a few
+        reference points do not move it).
+    local : (16, 3) the median of the (up to) four reference points around each cell, or the
+        board's colour where none is in view.
+    """
+    if ref_valid.any():
+        board = np.median(ref_lab[ref_valid], axis=0)
+    elif cell_valid.any():  # board edges all outside the frame: fall back on everything seen
+        board = np.median(cell_lab[cell_valid], axis=0)
+    else:
+        board = np.array([50.0, 0.0, 0.0], dtype=np.float32)
+    local = np.tile(board, (len(corners), 1)).astype(np.float64)
+    for i, around in enumerate(corners):
+        idx = around[around >= 0]
+        idx = idx[ref_valid[idx]]
+        if len(idx):
+            local[i] = np.median(ref_lab[idx], axis=0)
+    return board, local
+
+
 def lateral_step_px(view: BoardView, frames: CellFrames, step_m: float) -> FloatArray:
     """(16,) image length in pixels of a ``step_m`` lateral step at each cell centre."""
     a = view.project(frames.centers)

@@ -1,0 +1,249 @@
+"""Reproduce the convolutional cell classifier from seeds: patches from cached renders, train
+with PyTorch, fold, calibrate, save.
+
+    pip install torch==2.13.0      # training only; the package never imports torch
+    python benchmarks/train_cnn.py --data /tmp/learn-data/train --images 6500 \
+        --out vision/learn/cells_cnn.npz
+
+Training images are seeds 100000.. of ``vision.render.render_still`` with 3-16 pieces, rendered
+by ``benchmarks/train_cells.py`` (``--images N`` there renders what is missing). Seeds
+102250-102499 are held out for validation (early stopping, temperatures, the figures printed at
+the end), as for the perceptron. Nothing here reads photoreal_dev or real photos.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from vision.evaluation.labels import load_label
+from vision.learn.cnn import DEFAULT_CNN_PATH, ConvCellModel, ConvNet
+from vision.learn.dataset import OUTPUTS, JitterConfig, cell_targets, jitter_view
+from vision.learn.patches import PATCH_CHANNELS, PATCH_SCALARS, PatchConfig, cell_patches
+
+FIRST_SEED = 100000
+VAL_SEEDS = range(102250, 102500)
+
+
+def extract(paths: list[Path], *, jitters: int, seed: int, cfg: PatchConfig,
+            cache: Path | None) -> dict[str, np.ndarray]:
+    """Patches, scalars, targets and weights of every image: the exact pose and ``jitters``
+    poses jittered the way the board finder errs. Cached as float16 in ``cache``."""
+    if cache is not None and cache.exists():
+        with np.load(cache) as d:
+            return {k: d[k] for k in d.files}
+    rng = np.random.default_rng(seed)
+    imgs, scal, ys, ws = [], [], [], []
+    t0 = time.perf_counter()
+    for n, path in enumerate(paths):
+        label = load_label(path)
+        frame = cv2.imread(str(label.image_path), cv2.IMREAD_COLOR)
+        if frame is None or label.board_view is None:
+            continue
+        y, w = cell_targets(label)
+        views = [label.board_view] + [
+            jitter_view(label.board_view, rng, JitterConfig()) for _ in range(jitters)
+        ]
+        for v in views:
+            p = cell_patches(frame, v, config=cfg)
+            imgs.append(p.images.astype(np.float16))
+            scal.append(p.scalars)
+            ys.append(y)
+            ws.append(w)
+        if n % 250 == 0:
+            print(f"patches {n + 1}/{len(paths)} ({time.perf_counter() - t0:.0f} s)", flush=True)
+    out: dict[str, np.ndarray] = {
+        "images": np.concatenate(imgs), "scalars": np.concatenate(scal),
+        "y": np.concatenate(ys), "w": np.concatenate(ws),
+    }
+    if cache is not None:
+        np.savez(cache, **out)  # type: ignore[arg-type]
+    return out
+
+
+def build_torch_net(cfg: PatchConfig, widths: tuple[int, ...], hidden: int):
+    import torch
+    from torch import nn
+
+    class Net(nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            chans = (PATCH_CHANNELS, *widths)
+            self.convs = nn.ModuleList(
+                nn.Conv2d(chans[k], chans[k + 1], 3, padding=1) for k in range(len(widths)))
+            self.norms = nn.ModuleList(nn.BatchNorm2d(c) for c in widths)
+            side = 2 * cfg.size // 2 ** (len(widths) - 1)
+            self.hidden = nn.Linear(widths[-1] * side * side + len(PATCH_SCALARS), hidden)
+            self.head = nn.Linear(hidden, len(OUTPUTS))
+            self.drop = nn.Dropout(0.3)
+
+        def forward(self, x: torch.Tensor, s: torch.Tensor) -> torch.Tensor:
+            for k, (conv, norm) in enumerate(zip(self.convs, self.norms, strict=True)):
+                x = torch.relu(norm(conv(x)))
+                if k < len(self.convs) - 1:
+                    x = torch.nn.functional.max_pool2d(x, 2)
+            z = torch.cat([x.flatten(1), s], dim=1)
+            return self.head(self.drop(torch.relu(self.hidden(z))))
+
+    return Net()
+
+
+def mirror_torch(x, size: int):
+    """Columns of each tile reversed (``vision.learn.patches.mirror_patches`` in torch)."""
+    n, c, h, _ = x.shape
+    return x.reshape(n, c, h, 2, size).flip(-1).reshape(n, c, h, 2 * size)
+
+
+def fold(net, temperature: np.ndarray) -> ConvNet:
+    """Fold each batch norm (inference statistics) into the convolution before it."""
+    convs = []
+    for conv, norm in zip(net.convs, net.norms, strict=True):
+        g = (norm.weight / (norm.running_var + norm.eps).sqrt()).detach().numpy()
+        w = conv.weight.detach().numpy() * g[:, None, None, None]
+        b = (conv.bias.detach().numpy() - norm.running_mean.detach().numpy()) * g \
+            + norm.bias.detach().numpy()
+        convs.append((w.astype(np.float32), b.astype(np.float32)))
+    return ConvNet(
+        convs=tuple(convs),
+        hidden=(net.hidden.weight.detach().numpy(), net.hidden.bias.detach().numpy()),
+        head=(net.head.weight.detach().numpy(), net.head.bias.detach().numpy()),
+        temperature=temperature.astype(np.float32),
+    )
+
+
+def weighted_bce(z: np.ndarray, y: np.ndarray, w: np.ndarray) -> float:
+    p = np.clip(1.0 / (1.0 + np.exp(-z)), 1e-7, 1 - 1e-7)
+    return float(-(w * (y * np.log(p) + (1 - y) * np.log(1 - p))).sum() / max(w.sum(), 1e-9))
+
+
+def temperatures(z: np.ndarray, y: np.ndarray, w: np.ndarray) -> np.ndarray:
+    """One temperature per output minimising the held-out cross-entropy (a 1-D search)."""
+    grid = np.exp(np.linspace(np.log(0.3), np.log(5.0), 120))
+    return np.array([
+        grid[int(np.argmin([weighted_bce(z[:, k] / t, y[:, k], w[:, k]) for t in grid]))]
+        for k in range(z.shape[1])
+    ])
+
+
+def figures(name: str, p: np.ndarray, y: np.ndarray, w: np.ndarray) -> None:
+    parts = []
+    for k, out in enumerate(OUTPUTS[:5]):
+        m = w[:, k] > 0
+        err = float(((p[m, k] >= 0.5) != (y[m, k] >= 0.5)).mean()) if m.any() else float("nan")
+        parts.append(f"{out} {100 * err:.2f}%")
+    occ = (y[:, 0] > 0.5) & (w[:, 1] > 0)
+    wrong = np.zeros(int(occ.sum()), bool)
+    for k in range(1, 5):
+        m = w[occ, k] > 0
+        wrong |= m & ((p[occ, k] >= 0.5) != (y[occ, k] >= 0.5))
+    print(f"{name}: " + "; ".join(parts)
+          + f"; pieces any attribute wrong {100 * wrong.mean():.2f}% (independent)", flush=True)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--data", type=Path, default=Path("/tmp/learn-data/train"))
+    ap.add_argument("--images", type=int, default=6500, help="seeds 100000.. to use if cached")
+    ap.add_argument("--jitters", type=int, default=2)
+    ap.add_argument("--epochs", type=int, default=14)
+    ap.add_argument("--widths", type=str, default="16,32,64,64")
+    ap.add_argument("--hidden", type=int, default=128)
+    ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--cache", type=Path, default=Path("/tmp/learn-data/cnn-cache"))
+    ap.add_argument("--out", type=Path, default=DEFAULT_CNN_PATH)
+    args = ap.parse_args(argv)
+    try:
+        import torch
+    except ImportError:
+        print("training needs PyTorch: pip install torch==2.13.0", file=sys.stderr)
+        return 2
+    torch.manual_seed(0)
+    torch.set_num_threads(args.threads)
+    cv2.setNumThreads(1)
+    cfg = PatchConfig()
+    val = [args.data / f"{s}.json" for s in VAL_SEEDS if (args.data / f"{s}.json").exists()]
+    train = [args.data / f"{s}.json" for s in range(FIRST_SEED, FIRST_SEED + args.images)
+             if s not in VAL_SEEDS and (args.data / f"{s}.json").exists()]
+    if not train or not val:
+        print(f"no training or validation renders in {args.data}", file=sys.stderr)
+        return 2
+    print(f"{len(train)} training images, {len(val)} validation images", flush=True)
+    args.cache.mkdir(parents=True, exist_ok=True)
+    # Cached in chunks of 500 seeds so that adding renders only extracts the new ones.
+    chunks = []
+    for start in range(0, len(train), 500):
+        part = train[start:start + 500]
+        name = f"train_{part[0].stem}_{part[-1].stem}_j{args.jitters}.npz"
+        chunks.append(extract(part, jitters=args.jitters, seed=int(part[0].stem), cfg=cfg,
+                              cache=args.cache / name if len(part) == 500 else None))
+    tr = {k: np.concatenate([c[k] for c in chunks]) for k in chunks[0]}
+    va = extract(val, jitters=1, seed=2, cfg=cfg, cache=args.cache / f"val_{len(val)}.npz")
+    print(f"training cells {len(tr['y'])}, validation cells {len(va['y'])}", flush=True)
+
+    widths = tuple(int(v) for v in args.widths.split(","))
+    net = build_torch_net(cfg, widths, args.hidden)
+    x_tr = torch.from_numpy(tr["images"])
+    s_tr, y_tr, w_tr = (torch.from_numpy(tr[k]) for k in ("scalars", "y", "w"))
+    x_va = torch.from_numpy(va["images"].astype(np.float32))
+    s_va = torch.from_numpy(va["scalars"])
+    opt = torch.optim.AdamW(net.parameters(), lr=2e-3, weight_decay=1e-3)
+    batch = 256
+    steps = args.epochs * (len(y_tr) // batch)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=3e-3, total_steps=steps)
+    gen = torch.Generator().manual_seed(0)
+
+    def val_logits() -> np.ndarray:
+        net.eval()
+        with torch.no_grad():
+            z = torch.cat([net(x_va[i:i + 1024], s_va[i:i + 1024])
+                           for i in range(0, len(x_va), 1024)])
+        net.train()
+        return z.numpy()
+
+    t0 = time.perf_counter()
+    for epoch in range(args.epochs):
+        order = torch.randperm(len(y_tr), generator=gen)
+        total = 0.0
+        for i in range(len(y_tr) // batch):
+            idx = order[i * batch:(i + 1) * batch]
+            x = x_tr[idx].float()
+            flip = torch.rand(len(idx), generator=gen) < 0.5
+            x[flip] = mirror_torch(x[flip], cfg.size)
+            x[:, :3] += 0.02 * torch.randn(x[:, :3].shape, generator=gen)
+            # Soft targets pulled 1% towards 0.5: no output is ever certain.
+            y = y_tr[idx] * 0.98 + 0.01
+            loss = torch.nn.functional.binary_cross_entropy_with_logits(
+                net(x, s_tr[idx]), y, weight=w_tr[idx], reduction="sum") / w_tr[idx].sum()
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            sched.step()
+            total += loss.item()
+        z = val_logits()
+        print(f"epoch {epoch + 1}/{args.epochs}: train loss {total / (i + 1):.4f}, validation "
+              f"loss {weighted_bce(z, va['y'], va['w']):.4f} "
+              f"({time.perf_counter() - t0:.0f} s)", flush=True)
+        figures("  validation", 1 / (1 + np.exp(-z)), va["y"], va["w"])
+    net.eval()
+    z = val_logits()
+    temp = temperatures(z, va["y"], va["w"])
+    print("temperatures: " + ", ".join(f"{o}={t:.2f}" for o, t in zip(OUTPUTS, temp, strict=True)))
+    folded = fold(net, temp)
+    info = {"train_images": len(train), "validation_seeds": [VAL_SEEDS.start, VAL_SEEDS.stop - 1],
+            "jitters": args.jitters, "epochs": args.epochs, "widths": list(widths),
+            "hidden": args.hidden}
+    model = ConvCellModel((folded,), cfg, OUTPUTS, info, mirror_average=False)
+    p = model.predict_patches(va["images"].astype(np.float32), va["scalars"])
+    figures("validation (folded numpy network, calibrated)", p, va["y"], va["w"])
+    model.save(args.out)
+    print(f"saved {args.out} ({args.out.stat().st_size / 1e6:.2f} MB)")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,207 @@
+"""Rectified image patches of every cell, for the convolutional cell classifier.
+
+Each cell is resampled onto four small grids fixed in *board metres* and turned towards the
+camera (the frames of ``vision.learn.sampling``), so a piece looks the same to the network
+whatever the camera distance, azimuth or resolution:
+
+- a camera-facing "billboard" through the cell centre (columns are lateral offsets, image right
+  to the right; rows are heights above the board, top row first): the silhouette, its height
+  and the side faces;
+- three horizontal planes at the board surface, at a short piece's top and at a tall piece's
+  top (columns lateral, rows from far to near, so the camera is always below the patch): seen
+  through the camera, the plane at the right height shows the top face sharp and in place, with
+  its outline (round or square) and its hole.
+
+The four grids are tiled 2 x 2 into one image per cell. Channels are the CIE Lab difference to
+the board's own colour (divided by ``lab_scale``) plus a validity mask (0 outside the frame), so
+a lamp, a white balance or another wood shifts board and pieces together. A mirror image of the
+scene (columns reversed) is as likely as the scene, which training uses to double the data.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, fields
+
+import numpy as np
+from numpy.typing import NDArray
+
+from vision.geometry.board_view import BoardView
+from vision.learn.sampling import (
+    CellFrames,
+    Pyramid,
+    board_colours,
+    cell_frames,
+    lateral_step_px,
+    reference_points_m,
+)
+
+FloatArray = NDArray[np.float64]
+
+#: Scalars given to the network beside the patches (in this order).
+PATCH_SCALARS: tuple[str, ...] = (
+    "local_dL", "local_da", "local_db",  # board around the cell minus the board's median
+    "board_L", "board_a", "board_b",  # the board's median colour
+    "sin_elevation", "cos_elevation",  # camera elevation seen from the cell
+    "log_px_per_cm",  # image resolution at the cell (log2 pixels per lateral centimetre)
+)
+
+#: Channels of a patch image: Lab differences to the board, and the in-frame mask.
+PATCH_CHANNELS = 4
+
+
+@dataclass(frozen=True)
+class PatchConfig:
+    """Where each cell's patches are sampled. Changing a field changes what the network sees:
+    the model must then be retrained (the model file stores the configuration)."""
+
+    #: Samples per patch side (3.5 mm apart on the planes: a hole is 4-6 samples across); the
+    #: tiled image is twice this on each side.
+    size: int = 16
+    #: Half width of the billboard, metres: pieces are 27-34 mm across; 36 mm shows both edges
+    #: and some of the neighbours' space.
+    billboard_half_width_m: float = 0.036
+    #: Top of the billboard, metres: tall pieces are 63-71 mm; 105 mm shows what is above them.
+    billboard_top_m: float = 0.105
+    #: Half width of the horizontal planes, metres: a square top's corner is up to 24 mm out.
+    plane_half_width_m: float = 0.026
+    #: Heights of the horizontal planes, metres: the board (the piece's foot, the cell ring),
+    #: a short top (32-41 mm in the sets we know) and a tall top (62-71 mm).
+    plane_heights_m: tuple[float, ...] = (0.0, 0.037, 0.067)
+    #: A pyramid level is chosen per cell so that neighbouring plane samples are at least this
+    #: many pixels apart (the pyramid's smoothing is the anti-alias filter).
+    min_step_px: float = 1.2
+    #: Deepest pyramid level used.
+    max_level: int = 3
+    #: Lab scale: colour differences are divided by this many Lab units (L is 0..100).
+    lab_scale: float = 40.0
+
+    def __post_init__(self) -> None:
+        if self.size < 8 or self.size % 4:
+            raise ValueError(f"size must be a multiple of 4 and at least 8, got {self.size}")
+        if len(self.plane_heights_m) != 3 or any(h < 0 for h in self.plane_heights_m):
+            raise ValueError(f"plane_heights_m needs 3 heights >= 0, got {self.plane_heights_m}")
+        for f in fields(self):
+            value = getattr(self, f.name)
+            if not isinstance(value, tuple) and (value < 0 or (f.name != "max_level"
+                                                               and value == 0)):
+                raise ValueError(f"{f.name} must be positive, got {value!r}")
+
+    def as_dict(self) -> dict[str, object]:
+        d = asdict(self)
+        d["plane_heights_m"] = list(self.plane_heights_m)
+        return d
+
+    @classmethod
+    def from_dict(cls, d: dict[str, object]) -> PatchConfig:
+        kwargs = dict(d)
+        kwargs["plane_heights_m"] = tuple(kwargs["plane_heights_m"])  # type: ignore[arg-type]
+        return cls(**kwargs)  # type: ignore[arg-type]
+
+
+@dataclass(frozen=True)
+class CellPatches:
+    """Patches of the 16 cells of one frame (``ALL_CELLS`` order).
+
+    Attributes
+    ----------
+    images : (16, PATCH_CHANNELS, 2 * size, 2 * size) float32 tiled patches.
+    scalars : (16, len(PATCH_SCALARS)) float32.
+    elevation_deg : (16,) camera elevation seen from each cell centre.
+    centers_px : (16, 2) cell centres on the board surface, pixels.
+    """
+
+    images: NDArray[np.float32]
+    scalars: NDArray[np.float32]
+    elevation_deg: FloatArray
+    centers_px: FloatArray
+
+
+def patch_points_m(frames: CellFrames, cfg: PatchConfig) -> FloatArray:
+    """(16, 4, size, size, 3) board-metre sample points: billboard, then the three planes."""
+    n = cfg.size
+    up = np.array([0.0, 0.0, 1.0])
+    c = frames.centers[:, None, None, :]
+    lat = frames.lateral[:, None, None, :]
+    tow = frames.toward[:, None, None, :]
+    s = np.linspace(-cfg.billboard_half_width_m, cfg.billboard_half_width_m, n)
+    z = np.linspace(cfg.billboard_top_m, 0.0, n)
+    bill = c + s[None, None, :, None] * lat + z[None, :, None, None] * up
+    q = np.linspace(-cfg.plane_half_width_m, cfg.plane_half_width_m, n)
+    planes = [
+        c + q[None, None, :, None] * lat - q[None, ::-1, None, None] * tow + h * up
+        for h in cfg.plane_heights_m
+    ]
+    # Rows of a plane run far -> near (the camera is below the patch), hence "- reversed q".
+    return np.stack([bill, *planes], axis=1)
+
+
+def cell_patches(
+    frame_bgr: NDArray[np.uint8], view: BoardView, *, config: PatchConfig | None = None
+) -> CellPatches:
+    """Tiled, board-relative patches of the 16 cells.
+
+    Parameters
+    ----------
+    frame_bgr : (H, W, 3) uint8 BGR image.
+    view : the board (camera and pose) the cells are read with.
+    config : patch layout; must be the one the model was trained with.
+
+    Raises
+    ------
+    ValueError
+        When ``frame_bgr`` is not an (H, W, 3) uint8 image or ``view`` is not a BoardView.
+    """
+    cfg = config or PatchConfig()
+    if not isinstance(view, BoardView):
+        raise ValueError(f"view must be a BoardView, got {type(view).__name__}")
+    frame = np.asarray(frame_bgr)
+    if frame.ndim != 3 or frame.shape[2] != 3 or frame.dtype != np.uint8:
+        raise ValueError(f"frame_bgr must be (H, W, 3) uint8 BGR, got {frame.shape} {frame.dtype}")
+    frames = cell_frames(view)
+    n, k = cfg.size, len(frames.centers)
+    pts_m = patch_points_m(frames, cfg).reshape(k, -1, 3)
+    step_m = 2.0 * cfg.plane_half_width_m / (n - 1)
+    step_px = lateral_step_px(view, frames, step_m)
+    level = np.floor(np.log2(np.maximum(step_px, 1e-6) / cfg.min_step_px)).astype(np.int64)
+    level = np.clip(level, 0, cfg.max_level)
+    ref_m, corners = reference_points_m(view)
+
+    pyr = Pyramid(frame, cfg.max_level)
+    n_pts = pts_m.shape[1]
+    all_px = view.project(np.vstack([pts_m.reshape(-1, 3), ref_m]))
+    lv = np.concatenate([np.repeat(level, n_pts), np.full(len(ref_m), int(np.median(level)))])
+    lab, valid = pyr.sample_lab(all_px, lv)
+    cell_lab = lab[: k * n_pts].reshape(k, n_pts, 3)
+    cell_valid = valid[: k * n_pts].reshape(k, n_pts)
+    board, local = board_colours(lab[k * n_pts:], valid[k * n_pts:], corners, cell_lab,
+                                 cell_valid)
+
+    rel = (cell_lab - board[None, None, :]) / cfg.lab_scale
+    rel[~cell_valid] = 0.0
+    chan = np.concatenate([rel, cell_valid[..., None].astype(np.float32)], axis=2)
+    grids = chan.reshape(k, 4, n, n, PATCH_CHANNELS).transpose(0, 1, 4, 2, 3)
+    images = np.empty((k, PATCH_CHANNELS, 2 * n, 2 * n), np.float32)
+    images[:, :, :n, :n] = grids[:, 0]
+    images[:, :, :n, n:] = grids[:, 1]
+    images[:, :, n:, :n] = grids[:, 2]
+    images[:, :, n:, n:] = grids[:, 3]
+    scalars = np.column_stack([
+        (local - board[None, :]) / cfg.lab_scale,
+        np.tile([board[0] / 50.0 - 1.0, board[1] / cfg.lab_scale, board[2] / cfg.lab_scale],
+                (k, 1)),
+        np.sin(frames.elevation_rad),
+        np.cos(frames.elevation_rad),
+        np.log2(np.maximum(step_px / (100.0 * step_m), 1e-3)) / 4.0,
+    ]).astype(np.float32)
+    return CellPatches(images, scalars, np.degrees(frames.elevation_rad),
+                       view.project(frames.centers))
+
+
+def mirror_patches(images: NDArray[np.float32]) -> NDArray[np.float32]:
+    """The patches of the mirror-image scene: every grid's columns reversed (the tiles keep
+    their places, so the two tiles of a row are reversed one by one)."""
+    n = images.shape[-1] // 2
+    out = images.copy()
+    out[..., :n] = images[..., n - 1::-1]
+    out[..., n:] = images[..., :n - 1:-1]
+    return out
