@@ -170,3 +170,28 @@ def test_align_view_undoes_a_relabelling(k):
     assert np.allclose(back.cell_centers_px(), VIEW.cell_centers_px(), atol=1e-6)
     if k:
         assert not np.allclose(turned.cell_centers_px(), VIEW.cell_centers_px())
+
+
+def test_board_lost_and_found_again_keeps_the_games_labelling(tmp_path):
+    # The locator loses the board (a bump) and finds it again with its cells labelled a
+    # quarter turn on: the game keeps its labelling, so no piece seems to move.
+    state = {"lost": False, "turned": False}
+
+    def locator(frame, t):
+        if state["lost"]:
+            return BoardNotFound("bumped")
+        return rotate_view(VIEW, 1) if state["turned"] else VIEW
+
+    scene = Scene(WatchSession(locator, fake_reader, log_dir=tmp_path))
+    scene.run(1.0)
+    scene.place("a1", "LRSS")
+    scene.place("b2", "DRSS")
+    state["lost"] = True
+    scene.run(0.5)
+    state["lost"], state["turned"] = False, True
+    scene.run(2.0)
+    scene.place("c3", "LSTH")
+    moves = [e["name"] for e in scene.events if e["type"] == "move"]
+    assert moves == ["a1", "b2", "c3"]
+    assert "warning" not in types(scene.events)
+    scene.session.close(scene.t)

@@ -8,6 +8,7 @@ import pytest
 
 from tests.locate.synth import draw_board, make_view
 from vision.locate import BoardTracker, TrackerConfig
+from vision.locate.tracker import BumpConfig
 
 
 def _still_frames(n: int, seed: int = 0):
@@ -79,3 +80,96 @@ def test_injected_finder_and_lost_board():
 def test_config_validation(kwargs):
     with pytest.raises(ValueError):
         TrackerConfig(**kwargs)
+
+
+def _arm(frame, view, cell_index, seed=0):
+    """A textured forearm from the bottom edge to a cell, with the palm over the cell."""
+    x, y = view.cell_centers_px()[cell_index]
+    out = frame.copy()
+    mask = np.zeros(frame.shape[:2], np.uint8)
+    cv2.line(mask, (int(x + 150), frame.shape[0]), (int(x), int(y)), 1, 110)
+    cv2.circle(mask, (int(x), int(y)), 75, 1, -1)
+    skin = np.random.default_rng(seed).normal((120, 150, 210), 12, frame.shape)
+    out[mask > 0] = np.clip(skin[mask > 0], 0, 255).astype(np.uint8)
+    return out
+
+
+class _ScriptedFinder:
+    """The real search on the first call, then the given answers (a misfit on the hand)."""
+
+    def __init__(self, *answers):
+        self.answers = list(answers)
+        self.calls = 0
+
+    def __call__(self, frame, **kwargs):
+        from vision.locate import find_board
+
+        self.calls += 1
+        if self.calls == 1 or not self.answers:
+            return find_board(frame, **kwargs)
+        return self.answers.pop(0)
+
+
+def test_hand_that_shifts_the_correlation_is_not_a_bump():
+    # Any image shift counts as a bump candidate here (max_shift_px tiny): the cells the arm
+    # does not cover keep their rings at the kept pose, so no search runs.
+    view = make_view(45.0, 40.0)
+    clean = draw_board(view, seed=1)
+    misfit = make_view(45.0, 40.0, target=(0.03, 0.0))
+    finder = _ScriptedFinder(misfit)
+    tracker = BoardTracker(TrackerConfig(max_shift_px=1e-3, max_low_support_s=5.0), finder=finder)
+    first = tracker.update(clean, 0.0)
+    assert first
+    for k, cell in enumerate((9, 5, 6, 10), 1):
+        assert tracker.update(_arm(clean, view, cell, seed=k), k / 15.0) is first
+    assert tracker.searches == 1
+    assert tracker.rejected_bumps >= 1
+
+
+def test_misfit_on_a_hand_far_from_the_kept_pose_is_rejected():
+    # A shift with too few witnesses (an arm over most of the board) triggers a search, and
+    # the search returns a grid a whole cell away: it explains the rings no better than the
+    # kept pose, so the board is not taken to have moved there.
+    view = make_view(45.0, 40.0)
+    clean = draw_board(view, seed=1)
+    misfit = make_view(45.0, 40.0, target=(0.045, 0.0))
+    finder = _ScriptedFinder(misfit, misfit)  # the kept place is taken back without a search
+    tracker = BoardTracker(TrackerConfig(max_shift_px=1e-3), finder=finder)
+    first = tracker.update(clean, 0.0)
+    covered = clean.copy()
+    centre = view.project(np.zeros((1, 3)))[0]
+    cv2.circle(covered, (int(centre[0]), int(centre[1])), 140, (120, 150, 210), -1)
+    res = tracker.update(covered, 1 / 15.0)
+    assert tracker.rejected_poses == 1
+    assert not res or res is first
+    # The hand leaves: the kept place shows its rings again and is taken back at once.
+    back = tracker.update(clean, 2 / 15.0)
+    assert back
+    d = np.linalg.norm(back.cell_centers_px()[:, None] - first.cell_centers_px()[None], axis=2)
+    assert d.min(axis=1).max() < 2.0
+    assert finder.calls == 2
+
+
+def test_board_found_again_after_a_loss_must_be_found_twice():
+    view = make_view(45.0, 40.0)
+    bumped = make_view(47.0, 43.0, target=(0.02, -0.01))
+    a, b = draw_board(view, seed=1), draw_board(bumped, seed=2)
+    from vision.geometry.board_view import BoardNotFound
+
+    finder = _ScriptedFinder(BoardNotFound("blurred"))
+    tracker = BoardTracker(finder=finder)
+    assert tracker.update(a, 0.0)
+    assert not tracker.update(b, 1 / 15.0)  # the bump: the search fails, the pose is lost
+    assert not tracker.update(b, 2 / 15.0)  # found once: not yet trusted
+    res = tracker.update(b, 3 / 15.0)  # found again at the same place
+    assert res
+    c_true = bumped.cell_centers_px()
+    d = np.linalg.norm(c_true[:, None] - res.cell_centers_px()[None], axis=2).min(axis=1)
+    assert np.median(d) < 3.0
+
+
+def test_bump_config_validation():
+    with pytest.raises(ValueError):
+        BumpConfig(min_gain=0.5)
+    with pytest.raises(ValueError):
+        BumpConfig(witness_ratio=0.0)

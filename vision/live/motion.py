@@ -42,7 +42,8 @@ class MotionConfig:
     adopt_s: float = 0.2
     #: Height (m) of the space above the board included in the region (a tall piece).
     roi_height_m: float = 0.09
-    #: Footprint diameter and height (m) of the silhouette used as the unit of area.
+    #: Footprint diameter and height (m) of the silhouette used as the unit of area (a tall
+    #: piece on the cell nearest the camera, where a piece looks largest).
     piece_diameter_m: float = 0.032
     piece_height_m: float = 0.07
 
@@ -164,15 +165,20 @@ class MotionGate:
 
 
 def _silhouette_area(view: BoardView, cfg: MotionConfig) -> float:
-    """Image area (px^2) of a tall piece standing on the board's centre cell region."""
+    """Image area (px^2) of a tall piece standing on the cell that looks largest (nearest
+    the camera): a new piece changes at most that much of the image, wherever it stands."""
     a = np.linspace(0, 2 * np.pi, 24, endpoint=False)
     r = cfg.piece_diameter_m / 2.0
     ring = np.column_stack([r * np.cos(a), r * np.sin(a)])
-    pts = np.vstack(
-        [
-            np.column_stack([ring, np.zeros(len(a))]),
-            np.column_stack([ring, np.full(len(a), cfg.piece_height_m)]),
-        ]
-    )
-    px = view.project(pts).astype(np.float32)
-    return float(cv2.contourArea(cv2.convexHull(px)))
+    best = 0.0
+    for centre in view.spec.cell_centers():
+        foot = ring + centre
+        pts = np.vstack(
+            [
+                np.column_stack([foot, np.zeros(len(a))]),
+                np.column_stack([foot, np.full(len(a), cfg.piece_height_m)]),
+            ]
+        )
+        px = view.project(pts).astype(np.float32)
+        best = max(best, float(cv2.contourArea(cv2.convexHull(px))))
+    return best

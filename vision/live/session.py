@@ -131,6 +131,7 @@ class WatchSession:
         self.resumed_from: Path | None = None
         self._last_read = -math.inf
         self._raw_view: BoardView | None = None  # the locator's view before relabelling
+        self._lost_view: BoardView | None = None  # the last view before the board was lost
         self._resume_centers: NDArray[np.float64] | None = None  # labelling of a resumed game
         game = self._resume() if (resume and log_dir is not None) else None
         self.tracker = StateTracker(self.rules, self.config.tracker, game)
@@ -160,6 +161,8 @@ class WatchSession:
         image = frame.image
         found = self.locator(image, t)
         if not found:
+            if self.view is not None:
+                self._lost_view = self.view  # keeps the game's labelling while lost
             self.view = None
             self.observation = Observation.empty()
             self.gate.reset()
@@ -168,7 +171,7 @@ class WatchSession:
         assert isinstance(found, BoardView)
         if self.view is None or found is not self._raw_view:
             self._raw_view = found
-            aligned = align_view(found, self.view, self._resume_centers)
+            aligned = align_view(found, self.view or self._lost_view, self._resume_centers)
             if self.view is None or _moved_px(aligned, self.view) > self.config.view_jitter_px:
                 if self.view is not None:
                     self.gate.reset()  # the camera or the board moved: new reference

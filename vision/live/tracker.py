@@ -13,15 +13,17 @@ from __future__ import annotations
 
 import logging
 import math
-from collections import deque
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, fields
 
 from vision.game.model import Event, Game
-from vision.read.observation import CellReading, Observation
+from vision.live.evidence import CellEvidence, readings_from_pieces
+from vision.read.observation import Observation
 from vision.rules.board import ALL_CELLS, Cell
 from vision.rules.lines import Rules
-from vision.rules.pieces import ATTRIBUTES, Piece
+from vision.rules.pieces import Piece
+
+__all__ = ["StateTracker", "TrackerConfig", "readings_from_pieces"]
 
 logger = logging.getLogger(__name__)
 
@@ -75,40 +77,6 @@ class TrackerConfig:
             raise ValueError(f"TrackerConfig.p_clip must be in (0, 0.5), got {self.p_clip!r}")
 
 
-class _Evidence:
-    """Attribute log-odds of one cell over the last settled frames that read each attribute.
-
-    Scored by their *mean*: successive frames of a still scene repeat the same view, so their
-    errors are not independent and summing them would be overconfident; only the latest
-    ``window`` readings count, so a re-check sees the present, not an average with the past.
-    """
-
-    def __init__(self, window: int = 6) -> None:
-        self.log_odds: dict[str, deque[float]] = {a: deque(maxlen=window) for a in ATTRIBUTES}
-        self.frames = 0
-
-    def add(self, reading: CellReading, p_clip: float) -> None:
-        self.frames += 1
-        for name in ATTRIBUTES:
-            p = reading.attribute_probability.get(name)
-            if p is None or math.isnan(p):
-                continue
-            p = min(max(float(p), p_clip), 1.0 - p_clip)
-            self.log_odds[name].append(math.log(p / (1.0 - p)))
-
-    def mean(self, name: str) -> float:
-        values = self.log_odds[name]
-        return sum(values) / len(values) if values else 0.0
-
-    def score(self, piece: Piece) -> float:
-        """Log-likelihood of ``piece`` up to a constant shared by all pieces."""
-        total = 0.0
-        for i, name in enumerate(ATTRIBUTES):
-            lo = self.mean(name)  # log p(second value) - log p(first value)
-            total += lo / 2.0 if piece.code & (1 << i) else -lo / 2.0
-        return total
-
-
 class StateTracker:
     """Feed it one observation per frame with :meth:`update`; it returns the events.
 
@@ -131,7 +99,7 @@ class StateTracker:
         self._window_start: float | None = None
         self._window_frames = 0
         self._pattern: tuple[bool, ...] | None = None
-        self._evidence: dict[Cell, _Evidence] = {}
+        self._evidence: dict[Cell, CellEvidence] = {}
         self._missing_since: dict[Cell, float] = {}
         self._warned: set[str] = set()
         self._unreadable_since: dict[Cell, float] = {}
@@ -174,7 +142,7 @@ class StateTracker:
         self._window_frames += 1
         for cell, reading in zip(ALL_CELLS, observation.cells, strict=True):
             if reading.occupied_probability >= self.config.occupied_probability:
-                self._evidence.setdefault(cell, _Evidence(self.config.evidence_frames)).add(
+                self._evidence.setdefault(cell, CellEvidence(self.config.evidence_frames)).add(
                     reading, self.config.p_clip
                 )
         if not self.settled:
@@ -243,7 +211,7 @@ class StateTracker:
         free = [Piece(code) for code in range(16)]
         out: list[tuple[Cell, Piece]] = []
         for cell in cells:
-            evidence = self._evidence.get(cell) or _Evidence(self.config.evidence_frames)
+            evidence = self._evidence.get(cell) or CellEvidence(self.config.evidence_frames)
             best = max(free, key=evidence.score)
             free.remove(best)
             out.append((cell, best))
@@ -273,7 +241,7 @@ class StateTracker:
             )
         for i, cell in enumerate(ordered):
             newest = i == len(ordered) - 1
-            evidence = self._evidence.get(cell) or _Evidence(self.config.evidence_frames)
+            evidence = self._evidence.get(cell) or CellEvidence(self.config.evidence_frames)
             ranked = sorted(unplayed, key=evidence.score, reverse=True)
             if not ranked:
                 events += self._warn_once(
@@ -361,51 +329,7 @@ def _all_pieces() -> list[Piece]:
     return [Piece(code) for code in range(16)]
 
 
-def _probability_of(evidence: _Evidence, a: Piece, b: Piece) -> float:
+def _probability_of(evidence: CellEvidence, a: Piece, b: Piece) -> float:
     """P(a) / (P(a) + P(b)) under the summed evidence."""
     d = evidence.score(a) - evidence.score(b)
     return 1.0 / (1.0 + math.exp(-max(min(d, 50.0), -50.0)))
-
-
-def readings_from_pieces(
-    pieces: Mapping[Cell, Piece | None],
-    *,
-    confidence: float = 0.95,
-    unknown: Mapping[Cell, Sequence[str]] | None = None,
-    visible: Mapping[Cell, float] | None = None,
-    odds: Mapping[Cell, Mapping[str, float | None]] | None = None,
-    centers_px: Sequence[Sequence[float]] | None = None,
-) -> Observation:
-    """An Observation that reads ``pieces`` with the given per-attribute ``confidence``.
-
-    For tests and replays of labelled data: ``unknown`` lists attributes read as ``None``;
-    ``visible`` sets predicted visible fractions; ``odds`` overrides attribute odds per cell;
-    ``centers_px`` gives the cells' image centres (row-major; default: a made-up grid).
-    """
-    cells = []
-    for cell in ALL_CELLS:
-        piece = pieces.get(cell)
-        cell_odds: dict[str, float | None] = {}
-        if piece is not None:
-            for name in ATTRIBUTES:
-                second = bool(piece.code & (1 << ATTRIBUTES.index(name)))
-                cell_odds[name] = confidence if second else 1.0 - confidence
-            for name in (unknown or {}).get(cell, ()):
-                cell_odds[name] = None
-            cell_odds.update((odds or {}).get(cell, {}))
-        cells.append(
-            CellReading(
-                cell=cell,
-                center_px=(
-                    (100.0 + 50 * cell.col, 100.0 + 50 * cell.row)
-                    if centers_px is None
-                    else (float(centers_px[cell.index][0]), float(centers_px[cell.index][1]))
-                ),
-                occupied_probability=0.97 if piece is not None else 0.03,
-                attribute_probability=cell_odds,
-                visible_fraction=(visible or {}).get(cell, 1.0),
-                piece=piece,
-                confidence=confidence if piece is not None else 0.0,
-            )
-        )
-    return Observation(tuple(cells))

@@ -4,13 +4,20 @@ Per frame the tracker does two cheap checks against the state it had when the bo
 found:
 
 - a global shift of a small thumbnail (phase correlation): a camera bump moves everything;
-- how much of the predicted cell-ring outline still lies on image edges (a few hundred
+- how much of each predicted cell-ring outline still lies on image edges (a few hundred
   profile samples at full resolution): a board pushed on the table, or a hand over it, lowers
   it while the rest of the image stays put.
 
-A shift beyond ``max_shift_px`` triggers a full search at once; low ring support for longer
-than ``max_low_support_s`` (a hand stays briefly, a moved board for good) triggers one too.
-While a search fails and the camera did not move, the last pose is kept.
+A shift beyond ``max_shift_px`` is a bump only if the kept pose no longer explains the image:
+a hand passing over the board also moves the thumbnail's correlation peak, but the cells it
+does not cover keep their rings exactly where the kept pose puts them (*witness* cells). With
+enough witnesses the shift is a hand; without, a full search runs at once. Low ring support
+for longer than ``max_low_support_s`` (a hand stays briefly, a moved board for good) triggers
+a search too. Whatever triggered it, a re-found pose replaces the kept one only when it
+explains the frame's ring edges clearly better than the kept pose (a grid fitted to a hand's
+edges does not), and a board found again after it was lost must be found at the same place
+on two successive frames (a misfit on a moving hand does not stay put). While a search fails
+and the camera did not move, the last pose is kept.
 """
 
 from __future__ import annotations
@@ -18,6 +25,7 @@ from __future__ import annotations
 import logging
 import math
 from collections.abc import Callable
+from dataclasses import dataclass
 
 import cv2
 import numpy as np
@@ -37,8 +45,49 @@ Finder = Callable[..., BoardView | BoardNotFound]
 _SAMPLES_PER_RING = 16
 
 
+@dataclass(frozen=True)
+class BumpConfig:
+    """Knobs of the bump verifier: is a re-found pose a moved camera or a hand?"""
+
+    #: A cell is a witness that the camera did not move when at least this share of its ring
+    #: samples still lie on an edge at the kept pose (a ring shifted by 3 px or more keeps
+    #: only the samples whose normal is across the shift, about a third) ...
+    witness_support: float = 0.5
+    #: ... and at least this share of the support it had on recent calm frames (a piece
+    #: standing on the cell hides part of its ring for good).
+    witness_ratio: float = 0.7
+    #: This many witness cells mean the camera did not move: a hand and forearm over the
+    #: board cover at most about three quarters of it.
+    min_witnesses: int = 4
+    #: A re-found pose far from the kept one must put this many times more ring samples on
+    #: edges than the kept pose does in the same frame (a real move leaves the kept pose with
+    #: chance hits only).
+    min_gain: float = 1.5
+    #: Two finds of a lost board agree when no cell centre moved more than this share of a
+    #: cell pitch between them (a board lies still; a misfit on a moving hand does not).
+    agree_pitch: float = 0.1
+    #: Weight of the latest calm frame in each cell's reference ring support.
+    reference_rate: float = 0.2
+    #: A frame is calm (it may update the reference support) when the thumbnail shift is
+    #: below this many full-resolution pixels.
+    calm_shift_px: float = 1.0
+
+    def __post_init__(self) -> None:
+        for name in ("witness_support", "witness_ratio", "reference_rate", "agree_pitch"):
+            value = getattr(self, name)
+            if not 0.0 < value <= 1.0:
+                raise ValueError(f"BumpConfig.{name} must be in (0, 1], got {value!r}")
+        if not 0 <= self.min_witnesses <= 16:
+            raise ValueError(f"BumpConfig.min_witnesses must be in 0..16, got {self.min_witnesses}")
+        if self.min_gain < 1.0:
+            raise ValueError(f"BumpConfig.min_gain must be >= 1, got {self.min_gain!r}")
+        if self.calm_shift_px <= 0:
+            raise ValueError(f"BumpConfig.calm_shift_px must be > 0, got {self.calm_shift_px!r}")
+
+
 def ring_samples(view: BoardView, n: int = _SAMPLES_PER_RING) -> tuple[FloatArray, FloatArray]:
-    """(16 n, 2) pixel points on the predicted cell rings and their unit image normals."""
+    """(16 n, 2) pixel points on the predicted cell rings (cell-major, ``ALL_CELLS`` order)
+    and their unit image normals."""
     spec = view.spec
     r = spec.cell_diameter_m / 2.0
     a = np.linspace(0.0, 2 * math.pi, n, endpoint=False)
@@ -64,22 +113,36 @@ class BoardTracker:
         Calibrated camera, passed to the full search.
     finder : callable, optional
         The full search (default :func:`vision.locate.find_board`); tests may inject one.
+    bump_config : BumpConfig, optional
+        Knobs of the bump verifier.
     """
 
     def __init__(self, config: TrackerConfig | None = None,
                  locate_config: LocateConfig | None = None,
-                 intrinsics: Intrinsics | None = None, finder: Finder = find_board) -> None:
+                 intrinsics: Intrinsics | None = None, finder: Finder = find_board,
+                 bump_config: BumpConfig | None = None) -> None:
         self.config = config or TrackerConfig()
         self.locate_config = locate_config or LocateConfig()
+        self.bump_config = bump_config or BumpConfig()
         self.intrinsics = intrinsics
         self.finder = finder
         self.view: BoardView | None = None
         self.searches = 0
+        #: Shifts of the thumbnail that the witness cells showed to be a hand, not a bump.
+        self.rejected_bumps = 0
+        #: Re-found poses rejected because they did not explain the rings better.
+        self.rejected_poses = 0
         self._ref: NDArray[np.float32] | None = None
         self._ref_support = 1.0
+        self._ref_cells: FloatArray = np.ones(16)
         self._samples: tuple[FloatArray, FloatArray] | None = None
         self._low_since: float | None = None
         self._last_search = -math.inf
+        self._lost: BoardView | None = None  # a find after a loss, waiting for a second one
+        self._kept: BoardView | None = None  # the pose lost to a bump that found nothing better
+        self._was_found = False
+        self._moving = False  # the pose was found during a bump: refit when still
+        self._prev_thumb: NDArray[np.float32] | None = None
         self._edge = EdgeConfig(min_edge=self.locate_config.min_edge_step)
 
     def _thumb(self, frame: NDArray[np.uint8]) -> NDArray[np.float32]:
@@ -89,25 +152,54 @@ class BoardTracker:
         small = cv2.resize(frame, (tw, th), interpolation=cv2.INTER_AREA)
         return cv2.cvtColor(small, cv2.COLOR_BGR2GRAY).astype(np.float32)
 
-    def _support(self, frame: NDArray[np.uint8]) -> float:
-        assert self._samples is not None
-        pts, nrm = self._samples
+    def _cell_support(
+        self, frame: NDArray[np.uint8], samples: tuple[FloatArray, FloatArray] | None = None
+    ) -> FloatArray:
+        """(16,) share of each cell's ring samples that lie on an image edge."""
+        samples = samples if samples is not None else self._samples
+        if samples is None:
+            raise ValueError("no pose to measure ring support for")
+        pts, nrm = samples
         # Sample the BGR frame at the points only: no full-frame conversion needed.
         off, _ = edge_search(frame, pts, nrm, 1.5, self._edge)
-        return float(np.isfinite(off).mean())
+        return np.isfinite(off).reshape(16, -1).mean(axis=1)
 
-    def _search(self, frame: NDArray[np.uint8], t: float) -> BoardView | BoardNotFound:
+    def _adopt(self, frame: NDArray[np.uint8], view: BoardView) -> None:
+        """Make ``view`` the tracked pose, with this frame as the reference."""
+        self.view = view
+        self._ref = self._thumb(frame)
+        self._samples = ring_samples(view)
+        self._ref_cells = self._cell_support(frame)
+        self._ref_support = max(float(self._ref_cells.mean()), 1e-3)
+        self._low_since = None
+        self._lost = None
+        self._kept = None
+        self._was_found = True
+        self._prev_thumb = None
+
+    def _find(self, frame: NDArray[np.uint8], t: float) -> BoardView | BoardNotFound:
         self._last_search = t
         self.searches += 1
-        found = self.finder(frame, intrinsics=self.intrinsics, config=self.locate_config)
-        if found:
-            assert isinstance(found, BoardView)
-            self.view = found
-            self._ref = self._thumb(frame)
-            self._samples = ring_samples(found)
-            self._ref_support = max(self._support(frame), 1e-3)
-            self._low_since = None
-        return found
+        return self.finder(frame, intrinsics=self.intrinsics, config=self.locate_config)
+
+    def _witnesses(self, cells: FloatArray) -> int:
+        """How many cells still show their ring where the kept pose puts it."""
+        b = self.bump_config
+        return int(np.count_nonzero(
+            (cells >= b.witness_support) & (cells >= b.witness_ratio * self._ref_cells)
+        ))
+
+    def _explains_better(
+        self, frame: NDArray[np.uint8], found: BoardView, kept_support: float
+    ) -> bool:
+        """Does ``found`` put clearly more ring samples on edges in ``frame`` than the kept
+        pose (``kept_support``) does?"""
+        new = float(self._cell_support(frame, ring_samples(found)).mean())
+        ok = new >= self.bump_config.min_gain * kept_support
+        if not ok:
+            log.info("re-found pose explains %.2f of the ring samples, the kept one %.2f: "
+                     "kept", new, kept_support)
+        return ok
 
     def reset(self) -> None:
         """Forget the board: the next update searches from scratch."""
@@ -115,57 +207,159 @@ class BoardTracker:
         self._ref = None
         self._low_since = None
         self._last_search = -math.inf
+        self._lost = None
+        self._kept = None
+        self._was_found = False
+        self._moving = False
 
     def update(self, frame: NDArray[np.uint8], t: float) -> BoardView | BoardNotFound:
         """The board in this frame (``t``: seconds of source time)."""
         check_frame(frame)
         cfg = self.config
         if self.view is None or self._ref is None:
-            if t - self._last_search < cfg.retry_interval_s:
-                return BoardNotFound("searching for the board")
-            return self._search(frame, t)
+            return self._search_lost(frame, t)
         thumb = self._thumb(frame)
         if thumb.shape != self._ref.shape:
             self.reset()
-            return self._search(frame, t)
-        (dx, dy), _resp = cv2.phaseCorrelate(self._ref, thumb)
+            return self._search_lost(frame, t)
         scale = frame.shape[1] / thumb.shape[1]
-        if math.hypot(dx, dy) * scale > cfg.max_shift_px:
-            log.info("camera moved by (%.1f, %.1f) px at t=%.2f: searching", dx * scale,
-                     dy * scale, t)
-            found = self._search(frame, t)
-            if not found:
-                # The camera moved: the old pose is wrong. Search again on the next frames.
-                self.reset()
-                self._last_search = t
-            return found
-        ratio = self._support(frame) / self._ref_support
+        if self._moving:
+            # The pose was found while the camera moved (a bump): fit it again on the first
+            # still frame, where the image is sharp and stays put.
+            prev, self._prev_thumb = self._prev_thumb, thumb
+            if prev is not None and prev.shape == thumb.shape:
+                (mx, my), _ = cv2.phaseCorrelate(prev, thumb)
+                if math.hypot(mx, my) * scale < self.bump_config.calm_shift_px:
+                    return self._refit(frame, t)
+        (dx, dy), _resp = cv2.phaseCorrelate(self._ref, thumb)
+        shift = math.hypot(dx, dy) * scale
+        cells = self._cell_support(frame)
+        support = float(cells.mean())
+        if shift > cfg.max_shift_px:
+            witnesses = self._witnesses(cells)
+            if witnesses >= self.bump_config.min_witnesses:
+                # The image moved but these rings did not: something moved over the board.
+                self.rejected_bumps += 1
+                log.debug("shift %.1f px at t=%.2f but %d cells keep their rings: no bump",
+                          shift, t, witnesses)
+            else:
+                return self._on_bump(frame, t, shift, support)
+        ratio = support / self._ref_support
         if ratio >= cfg.min_support_ratio:
             self._low_since = None
+            if shift < self.bump_config.calm_shift_px:
+                rate = self.bump_config.reference_rate
+                self._ref_cells = (1.0 - rate) * self._ref_cells + rate * cells
             return self.view
         if self._low_since is None:
             self._low_since = t
         if t - self._low_since >= cfg.max_low_support_s and t - self._last_search >= max(
             cfg.retry_interval_s, cfg.max_low_support_s
         ):
-            kept = self.view
-            state = (self._ref, self._samples, self._ref_support)
-            found = self._search(frame, t)
-            if not found:
-                self.view = kept  # camera still: keep the pose (a hand, most likely)
-                return kept
-            assert isinstance(found, BoardView)
-            if (
-                _displacement_px(found, kept) > cfg.max_refind_shift_pitch * _pitch_px(kept)
-                and t - self._low_since < cfg.board_moved_s
-            ):
-                # The camera is still and the rings were hidden only briefly (a hand): a grid
-                # found elsewhere is more likely a misfit on the hand than a moved board.
-                self.view = kept
-                self._ref, self._samples, self._ref_support = state
-                return kept
-            return found
+            return self._on_low_support(frame, t, support)
         return self.view
+
+    # -- the three reasons to search ----------------------------------------------------------
+    def _search_lost(self, frame: NDArray[np.uint8], t: float) -> BoardView | BoardNotFound:
+        """No pose: search. After a loss, accept a pose found at the same place twice."""
+        kept = self._kept
+        if kept is not None and self._samples is not None:
+            cells = self._cell_support(frame)
+            if (
+                self._witnesses(cells) >= self.bump_config.min_witnesses
+                and cells.mean() >= self.config.min_support_ratio * self._ref_support
+            ):
+                # The rings are back where the kept pose puts them: the camera did not move.
+                self.view, self._ref, self._kept, self._lost = kept, self._thumb(frame), None, None
+                return kept
+        if t - self._last_search < self.config.retry_interval_s:
+            return BoardNotFound("searching for the board")
+        found = self._find(frame, t)
+        if not found:
+            return found
+        assert isinstance(found, BoardView)
+        pending = self._lost
+        after_loss = self._was_found
+        if after_loss and (
+            pending is None
+            or _displacement_px(found, pending) > self.bump_config.agree_pitch * _pitch_px(pending)
+        ):
+            self._lost = found
+            return BoardNotFound("board found again; confirming on the next frame")
+        self._adopt(frame, found)
+        self._moving = after_loss  # lost on a bump: the camera may still be settling
+        return found
+
+    def _on_bump(
+        self, frame: NDArray[np.uint8], t: float, shift: float, kept_support: float
+    ) -> BoardView | BoardNotFound:
+        """The image moved and the kept pose lost its rings: the camera moved."""
+        log.info("camera moved by %.1f px at t=%.2f: searching", shift, t)
+        kept = self.view
+        assert kept is not None
+        found = self._find(frame, t)
+        if found:
+            assert isinstance(found, BoardView)
+            near = _displacement_px(found, kept) <= (
+                self.config.max_refind_shift_pitch * _pitch_px(kept)
+            )
+            if near or self._explains_better(frame, found, kept_support):
+                self._adopt(frame, found)
+                self._moving = True
+                return found
+            self.rejected_poses += 1
+            found = BoardNotFound("re-found pose does not explain the rings")
+        # The kept pose lost its rings and no better one was found: the board is lost. Search
+        # again on the next frames; a board found twice at the same place, or once where the
+        # kept pose was (the camera did not move after all), is taken.
+        self.view = None
+        self._ref = None
+        self._low_since = None
+        self._lost = kept
+        self._kept = kept
+        return found
+
+    def _refit(self, frame: NDArray[np.uint8], t: float) -> BoardView:
+        """Search once more on a still frame after a bump; keep the better of the two."""
+        kept = self.view
+        assert kept is not None
+        self._moving = False
+        found = self._find(frame, t)
+        if found:
+            assert isinstance(found, BoardView)
+            kept_support = float(self._cell_support(frame).mean())
+            near = _displacement_px(found, kept) <= (
+                self.config.max_refind_shift_pitch * _pitch_px(kept)
+            )
+            if near or self._explains_better(frame, found, kept_support):
+                self._adopt(frame, found)
+                return found
+        self._adopt(frame, kept)  # still: this frame is the better reference
+        return kept
+
+    def _on_low_support(
+        self, frame: NDArray[np.uint8], t: float, kept_support: float
+    ) -> BoardView:
+        """The rings stayed hidden for a while, the camera still: a hand, or a moved board."""
+        cfg = self.config
+        kept = self.view
+        assert kept is not None and self._low_since is not None
+        found = self._find(frame, t)
+        if not found:
+            return kept  # camera still: keep the pose (a hand, most likely)
+        assert isinstance(found, BoardView)
+        # The camera is still: a grid found elsewhere is more likely a misfit on a hand than
+        # a moved board, unless the rings stayed hidden long and the new grid explains the
+        # ring edges clearly better.
+        far = _displacement_px(found, kept) > cfg.max_refind_shift_pitch * _pitch_px(kept)
+        if far and (
+            t - self._low_since < cfg.board_moved_s
+            or not self._explains_better(frame, found, kept_support)
+        ):
+            self.rejected_poses += 1
+            return kept
+        self._adopt(frame, found)
+        return found
 
 
 def _pitch_px(view: BoardView) -> float:
