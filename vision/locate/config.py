@@ -63,6 +63,10 @@ class LocateConfig:
     neighbour_size_ratio: float = 1.43
     #: Most seed pairs tried (strongest candidates first), bounding the time on clutter.
     max_seed_pairs: int = 120
+    #: A lattice grown to this many candidates is trusted: seed pairs that are neighbours on
+    #: it are not grown again (they would give the same lattice; time on busy scenes).
+    #: Smaller lattices may be wrong where another seed would grow the right one.
+    explaining_inliers: int = 9
 
     #: Lattice hypotheses kept, and (hypothesis, window placement) pairs fitted to the edges.
     max_lattice_hypotheses: int = 4

@@ -146,7 +146,11 @@ def lattice_hypotheses(ells: list[Ellipse], config: LocateConfig,
     centers = np.array([e.center for e in ells])
     results: list[LatticeHypothesis] = []
     seen: set[frozenset[int]] = set()
+    # Seed pairs that are neighbours on a lattice already grown would grow it again.
+    explained: set[tuple[int, int]] = set()
     for i, j, _ in _seed_pairs(ells, config):
+        if (i, j) in explained:
+            continue
         e = ells[i]
         W = e.whitening()
         Winv = np.linalg.inv(W)
@@ -165,6 +169,10 @@ def lattice_hypotheses(ells: list[Ellipse], config: LocateConfig,
             if Hn is not None:
                 H = Hn
         idx, nodes = _collect(H, ells, centers, radius, config, e.shape)
+        if len(idx) >= config.explaining_inliers:
+            steps = np.abs(nodes[:, None, :] - nodes[None, :, :]).sum(axis=2)
+            for a, b in zip(*np.nonzero(steps == 1), strict=True):
+                explained.add((int(idx[a]), int(idx[b])))
         if len(idx) < config.min_lattice_inliers:
             continue
         key = frozenset(idx.tolist())
