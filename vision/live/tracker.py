@@ -17,7 +17,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass, fields
 
 from vision.game.model import Event, Game
-from vision.live.evidence import CellEvidence, readings_from_pieces
+from vision.live.evidence import (
+    CellEvidence,
+    line_confidence,
+    piece_posterior,
+    readings_from_pieces,
+)
+from vision.live.linegate import LineGate
 from vision.read.observation import Observation
 from vision.rules.board import ALL_CELLS, Cell
 from vision.rules.lines import Rules
@@ -58,6 +64,14 @@ class TrackerConfig:
     #: Latest readings per attribute that a cell's evidence averages (a few frames: the
     #: scene is still, so more frames add little, and a re-check must follow the present).
     evidence_frames: int = 6
+    #: Latest fresh readings per attribute kept per occupied cell across hands and re-reads,
+    #: for the line check (about 10 s of a still scene re-read every 0.5 s).
+    history_frames: int = 20
+    #: A Quarto is announced only when the readings give at least this probability that the
+    #: line's four pieces share the value that makes it a line (product over the four cells
+    #: of each one's probability of having it). Below, the line is held with a warning and
+    #: announced as soon as further readings confirm it. See :mod:`vision.live.linegate`.
+    quarto_confidence: float = 0.5
 
     def __post_init__(self) -> None:
         for f in fields(self):
@@ -68,6 +82,15 @@ class TrackerConfig:
             raise ValueError(
                 f"TrackerConfig.occupied_probability must be in (0, 1), got "
                 f"{self.occupied_probability!r}"
+            )
+        if not 0.0 <= self.quarto_confidence <= 1.0:
+            raise ValueError(
+                f"TrackerConfig.quarto_confidence must be in [0, 1], got "
+                f"{self.quarto_confidence!r}"
+            )
+        if self.history_frames < 1:
+            raise ValueError(
+                f"TrackerConfig.history_frames must be >= 1, got {self.history_frames!r}"
             )
         if self.evidence_frames < 1:
             raise ValueError(
@@ -104,6 +127,9 @@ class StateTracker:
         self._warned: set[str] = set()
         self._unreadable_since: dict[Cell, float] = {}
         self._first_seen: dict[Cell, float] = {}  # new, not yet committed pieces
+        self._history: dict[Cell, CellEvidence] = {}  # fresh readings across windows
+        self._last_observation: Observation | None = None
+        self._gate = LineGate(self.config.quarto_confidence)
         self._last_t = 0.0
         #: True until a board starts the first game (shown to the user).
         self.waiting_for_empty = game is None
@@ -140,22 +166,64 @@ class StateTracker:
         if self._window_start is None:
             self._window_start = float(now)
         self._window_frames += 1
+        fresh = observation is not self._last_observation  # a new reading, not a repeat
+        self._last_observation = observation
+        cfg = self.config
         for cell, reading in zip(ALL_CELLS, observation.cells, strict=True):
-            if reading.occupied_probability >= self.config.occupied_probability:
-                self._evidence.setdefault(cell, CellEvidence(self.config.evidence_frames)).add(
-                    reading, self.config.p_clip
+            if reading.occupied_probability >= cfg.occupied_probability:
+                self._evidence.setdefault(cell, CellEvidence(cfg.evidence_frames)).add(
+                    reading, cfg.p_clip
                 )
+                if fresh:
+                    self._history.setdefault(cell, CellEvidence(cfg.history_frames)).add(
+                        reading, cfg.p_clip
+                    )
         if not self.settled:
             return []
-        return self._on_settled(observation, float(now))
+        return self._announce(self._on_settled(observation, float(now)), float(now))
 
     def finish(self, now: float) -> list[Event]:
         """The source ended: close the game in progress (``abandoned`` or ``quarto``)."""
         if self.game is None or self.game.over:
             return []
-        return self.game.end(now)
+        return self._announce(self.game.end(now), now)
+
+    def line_confidence(self, event: Event) -> float:
+        """How sure the readings are of the line of a ``quarto`` event (0..1).
+
+        Each of the line's cells gets a posterior over the pieces it can hold (its recorded
+        piece or one not yet played: each piece exists once) from its readings across
+        frames; the confidence is the probability that all four have the shared value.
+        """
+        game = self.game
+        if game is None:
+            return 0.0
+        board = game.board
+        unplayed = board.unplayed()
+        posteriors = []
+        for r, c in event["cells"]:
+            cell = Cell(int(r), int(c))
+            recorded = board[cell]
+            candidates = unplayed + ([recorded] if recorded is not None else [])
+            evidence = (
+                self._history.get(cell)
+                or self._evidence.get(cell)
+                or CellEvidence(self.config.evidence_frames)
+            )
+            posteriors.append(piece_posterior(evidence, candidates))
+        return line_confidence(posteriors, event.get("shared", {}))
 
     # -- internals ----------------------------------------------------------------------------
+    def _announce(self, events: list[Event], now: float) -> list[Event]:
+        """The record's events with unconfirmed lines held back (and later released)."""
+        out, messages = self._gate.filter(events, self.line_confidence)
+        if self.game is not None:
+            for message in messages:
+                out += self.game.warn(now, message)
+            if not self.game.over:
+                out += self._gate.release(self.line_confidence, now)
+        return out
+
     def _reset_window(self) -> None:
         self._window_start = None
         self._window_frames = 0
@@ -172,6 +240,7 @@ class StateTracker:
             self.game = Game(self.rules)
             self.waiting_for_empty = False
             self._warned.clear()
+            self._new_game_evidence(occupied)
             centers = [r.center_px for r in observation.cells]
             events = self.game.start(now, centers)
             if occupied:
@@ -191,6 +260,7 @@ class StateTracker:
             events += game.end(now)
             self.game = Game(self.rules)
             self._warned.clear()
+            self._new_game_evidence(occupied)
             self._missing_since.clear()
             self._first_seen.clear()
             self._unreadable_since.clear()
@@ -200,11 +270,18 @@ class StateTracker:
         for cell in [c for c in self._first_seen if c not in occupied]:
             del self._first_seen[cell]  # it went away again: not a placement
             self._unreadable_since.pop(cell, None)
+        for cell in [c for c in self._history if c not in occupied | recorded]:
+            del self._history[cell]  # seen empty: its readings belong to no piece
         new_cells = sorted(occupied - recorded)
         if new_cells:
             events += self._place_new(new_cells, now)
         events += self._recheck(observation, occupied & recorded, now)
         return events
+
+    def _new_game_evidence(self, occupied: set[Cell]) -> None:
+        """A game starts: only the pieces standing now keep their readings."""
+        self._history = {c: e for c, e in self._history.items() if c in occupied}
+        self._gate.clear()
 
     def _decode_all(self, cells: Sequence[Cell]) -> list[tuple[Cell, Piece]]:
         """Distinct pieces for ``cells`` from their evidence, greedily by best margin."""

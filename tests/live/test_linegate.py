@@ -1,0 +1,120 @@
+"""A Quarto is announced only when the readings are sure of the line: line confidence, the
+gate that holds unconfirmed lines, and the tracker using it frame by frame."""
+
+import pytest
+
+from tests.live.test_tracker import Feed, types
+from vision.live.evidence import CellEvidence, line_confidence, piece_posterior
+from vision.live.linegate import LineGate
+from vision.live.tracker import StateTracker, TrackerConfig, readings_from_pieces
+from vision.rules import Cell, Piece
+
+A1 = Cell.from_name("a1")
+
+
+def _evidence(symbol, confidence=0.95, frames=3, **odds):
+    ev = CellEvidence(6)
+    obs = readings_from_pieces(
+        {A1: Piece.from_symbol(symbol)}, confidence=confidence, odds={A1: odds}
+    )
+    for _ in range(frames):
+        ev.add(obs.reading(A1), 0.02)
+    return ev
+
+
+def test_posterior_sums_to_one_and_follows_the_readings():
+    post = piece_posterior(_evidence("DSTH"), [Piece(c) for c in range(16)])
+    assert sum(post.values()) == pytest.approx(1.0)
+    assert max(post, key=post.get) == Piece.from_symbol("DSTH")
+    assert piece_posterior(_evidence("DSTH"), []) == {}
+
+
+def test_exclusion_makes_a_weak_attribute_sure():
+    weak = _evidence("DSTH", top=0.6)
+    both = [Piece.from_symbol("DSTH"), Piece.from_symbol("DSTS")]
+    assert piece_posterior(weak, both)[Piece.from_symbol("DSTH")] < 0.7
+    assert piece_posterior(weak, both[:1])[Piece.from_symbol("DSTH")] == pytest.approx(1.0)
+
+
+def test_line_confidence_is_the_best_shared_value():
+    sure = piece_posterior(_evidence("DSTH"), [Piece(c) for c in range(16)])
+    weak = piece_posterior(_evidence("DSTH", height=0.6), [Piece(c) for c in range(16)])
+    four_sure = line_confidence([sure] * 4, {"color": "dark"})
+    assert 0.7 < four_sure < 1.0
+    assert line_confidence([sure] * 3 + [weak], {"height": "tall"}) < 0.6
+    # dark is sure in all four, so a second shared value read weakly does not lower it
+    assert line_confidence([sure] * 3 + [weak], {"height": "tall", "color": "dark"}) == (
+        pytest.approx(four_sure)
+    )
+    with pytest.raises(ValueError):
+        line_confidence([sure], {"color": "purple"})
+
+
+def _quarto(after_move=4, t=1.0):
+    return {"type": "quarto", "t": t, "after_move": after_move,
+            "cells": [[0, 0], [0, 1], [0, 2], [0, 3]], "shared": {"height": "short"}}
+
+
+def test_gate_holds_then_releases_or_drops():
+    gate = LineGate(0.5)
+    out, warnings = gate.filter([{"type": "move"}, _quarto()], lambda e: 0.2)
+    assert types(out) == ["move"] and len(warnings) == 1 and "a1-b1-c1-d1" in warnings[0]
+    assert gate.release(lambda e: 0.3, 2.0) == []
+    (late,) = gate.release(lambda e: 0.9, 2.5)
+    assert late["type"] == "quarto" and late["t"] == 2.5 and late["after_move"] == 4
+    # a held line that lapses gives a warning, not a quarto_missed
+    gate.filter([_quarto(after_move=6)], lambda e: 0.1)
+    missed = dict(_quarto(after_move=6), type="quarto_missed")
+    out, warnings = gate.filter([missed, {"type": "move"}], lambda e: 0.1)
+    assert types(out) == ["move"] and "lapsed" in warnings[0]
+    assert gate.held == []
+    with pytest.raises(ValueError):
+        LineGate(1.5)
+
+
+def _line_with_misread_first_piece(feed):
+    """a1, b1, c1 placed; a1 was recorded short but now reads tall for seconds on end."""
+    feed.frames(1.0)
+    for name, sym in [("a1", "LRSS"), ("b1", "DRSH"), ("c1", "LSSH")]:
+        feed.place(name, sym)
+    feed.pieces[A1] = Piece.from_symbol("LRTS")
+    feed.frames(3.0)
+
+
+def test_line_whose_earlier_piece_reads_otherwise_is_not_announced():
+    feed = Feed()
+    _line_with_misread_first_piece(feed)
+    # d1 completes a1-d1 "all short" by the record, but a1 reads tall: no Quarto
+    _, events = feed.place("d1", "DSSS")
+    assert "quarto" not in types(events)
+    assert any("possible Quarto a1-b1-c1-d1" in e.get("message", "") for e in events)
+    _, events = feed.place("a4", "DRTH")
+    assert "quarto_missed" not in types(events)
+    assert any("lapsed unconfirmed" in e.get("message", "") for e in events)
+
+
+def test_held_line_is_announced_once_the_readings_confirm_it():
+    feed = Feed()
+    _line_with_misread_first_piece(feed)
+    feed.frames(1.0, busy=True)
+    feed.pieces[Cell.from_name("d1")] = Piece.from_symbol("DSSS")
+    feed.pieces[A1] = Piece.from_symbol("LRSS")  # a1 reads short again (a shadow gone)
+    events = feed.frames(3.0)
+    assert types(events)[:2] == ["move", "warning"]
+    (quarto,) = [e for e in events if e["type"] == "quarto"]
+    assert quarto["after_move"] == 4 and quarto["t"] > events[0]["t"]
+
+
+def test_sure_line_is_announced_on_the_move():
+    feed = Feed(StateTracker(config=TrackerConfig(quarto_confidence=0.5)))
+    feed.frames(1.0)
+    for name, sym in [("a1", "LRSS"), ("b1", "DRSH"), ("c1", "LSSH")]:
+        feed.place(name, sym)
+    _, events = feed.place("d1", "DSSS")
+    assert types(events) == ["move", "quarto"]
+
+
+@pytest.mark.parametrize("kwargs", [{"quarto_confidence": 1.5}, {"history_frames": 0}])
+def test_config_rejects_bad_line_knobs(kwargs):
+    with pytest.raises(ValueError):
+        TrackerConfig(**kwargs)
