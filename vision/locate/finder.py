@@ -146,6 +146,8 @@ def fit_grid(gray_work: NDArray[np.float32], hyps: list[LatticeHypothesis],
         judged = _judge(gray_work, Hf, rf, edge, inner, outer, ells or [], config)
         if judged is not None and (best is None or judged[0] > best[2]):
             best = (Hf, rf, judged[0], edge, judged[1])
+            if best[2] >= config.sure_board_score:
+                break  # no other grid would beat a board this clear
     return best
 
 
