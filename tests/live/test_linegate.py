@@ -118,3 +118,19 @@ def test_sure_line_is_announced_on_the_move():
 def test_config_rejects_bad_line_knobs(kwargs):
     with pytest.raises(ValueError):
         TrackerConfig(**kwargs)
+
+
+def test_line_through_a_piece_that_appeared_with_another_is_not_announced():
+    # One piece arrives per turn: when two appear in one settle, either may be a phantom of
+    # the reader, so a line through one of them is held.
+    feed = Feed()
+    feed.frames(1.0)
+    for name, sym in [("a1", "LRSS"), ("b1", "DRSH"), ("c1", "LSSH")]:
+        feed.place(name, sym)
+    feed.frames(1.0, busy=True)
+    feed.pieces[Cell.from_name("d1")] = Piece.from_symbol("DSSS")
+    feed.pieces[Cell.from_name("b3")] = Piece.from_symbol("LRTH")
+    events = feed.frames(2.0)
+    assert types(events).count("move") == 2
+    assert "quarto" not in types(events)
+    assert any("possible Quarto a1-b1-c1-d1" in e.get("message", "") for e in events)

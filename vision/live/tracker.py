@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import logging
 import math
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, fields
 
@@ -128,6 +129,7 @@ class StateTracker:
         self._unreadable_since: dict[Cell, float] = {}
         self._first_seen: dict[Cell, float] = {}  # new, not yet committed pieces
         self._history: dict[Cell, CellEvidence] = {}  # fresh readings across windows
+        self._arrival_odds: dict[Cell, float] = {}  # pieces that appeared with others
         self._last_observation: Observation | None = None
         self._gate = LineGate(self.config.quarto_confidence)
         self._last_t = 0.0
@@ -193,7 +195,9 @@ class StateTracker:
 
         Each of the line's cells gets a posterior over the pieces it can hold (its recorded
         piece or one not yet played: each piece exists once) from its readings across
-        frames; the confidence is the probability that all four have the shared value.
+        frames; the confidence is the probability that all four have the shared value, times,
+        for pieces that appeared in one settle with others, the chance that each is the one
+        piece that arrived then (one piece per turn).
         """
         game = self.game
         if game is None:
@@ -201,6 +205,7 @@ class StateTracker:
         board = game.board
         unplayed = board.unplayed()
         posteriors = []
+        arrival = 1.0
         for r, c in event["cells"]:
             cell = Cell(int(r), int(c))
             recorded = board[cell]
@@ -211,7 +216,8 @@ class StateTracker:
                 or CellEvidence(self.config.evidence_frames)
             )
             posteriors.append(piece_posterior(evidence, candidates))
-        return line_confidence(posteriors, event.get("shared", {}))
+            arrival *= self._arrival_odds.get(cell, 1.0)
+        return arrival * line_confidence(posteriors, event.get("shared", {}))
 
     # -- internals ----------------------------------------------------------------------------
     def _announce(self, events: list[Event], now: float) -> list[Event]:
@@ -281,6 +287,7 @@ class StateTracker:
     def _new_game_evidence(self, occupied: set[Cell]) -> None:
         """A game starts: only the pieces standing now keep their readings."""
         self._history = {c: e for c, e in self._history.items() if c in occupied}
+        self._arrival_odds.clear()
         self._gate.clear()
 
     def _decode_all(self, cells: Sequence[Cell]) -> list[tuple[Cell, Piece]]:
@@ -316,6 +323,7 @@ class StateTracker:
                 now,
                 f"{len(same_time)} pieces appeared at once ({names}); their order is a guess",
             )
+        group_size = Counter(self._first_seen[c] for c in ordered)
         for i, cell in enumerate(ordered):
             newest = i == len(ordered) - 1
             evidence = self._evidence.get(cell) or CellEvidence(self.config.evidence_frames)
@@ -338,13 +346,18 @@ class StateTracker:
                     )
                 continue
             self._unreadable_since.pop(cell, None)
-            self._first_seen.pop(cell, None)
+            together = group_size[self._first_seen.pop(cell)]
             if margin < self.config.decision_margin:
                 events += self._warn_once(
                     f"guess:{cell.name}",
                     now,
                     f"piece on {cell.name} only partly read; recorded the likeliest, {best}",
                 )
+            if together > 1:
+                # Exactly one piece arrives per turn: of pieces that appeared in one settle,
+                # each is the one that arrived with probability 1/k (the others are a
+                # reader's phantom, or a move whose settle was missed).
+                self._arrival_odds[cell] = 1.0 / together
             events += game.place(cell, best, now)
             unplayed.remove(best)
         return events
