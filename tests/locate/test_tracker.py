@@ -173,3 +173,19 @@ def test_bump_config_validation():
         BumpConfig(min_gain=0.5)
     with pytest.raises(ValueError):
         BumpConfig(witness_ratio=0.0)
+
+
+def test_pose_found_during_a_bump_is_refitted_once_the_camera_is_still():
+    view = make_view(45.0, 40.0)
+    bumped = make_view(47.0, 43.0, target=(0.02, -0.01))
+    blurred_fit = make_view(47.0, 43.2, target=(0.021, -0.009))  # found while still moving
+    a, b = draw_board(view, seed=1), draw_board(bumped, seed=2)
+    finder = _ScriptedFinder(blurred_fit)
+    tracker = BoardTracker(finder=finder)
+    assert tracker.update(a, 0.0)
+    assert tracker.update(b, 1 / 15.0) is blurred_fit
+    for k in range(2, 5):
+        res = tracker.update(b, k / 15.0)
+    assert finder.calls == 3  # one refit on the first still frame, no more
+    d = np.linalg.norm(bumped.cell_centers_px()[:, None] - res.cell_centers_px()[None], axis=2)
+    assert d.min(axis=1).max() < 1.5
