@@ -83,6 +83,23 @@ def test_lattice_grows_over_a_strongly_foreshortened_board():
     assert min(errs) < 0.05
 
 
+def test_every_other_ring_gives_the_full_grid():
+    # Pieces on the other cells: the visible rings form the diagonal half-density lattice
+    # (pitch sqrt 2, rings relatively smaller); the full grid is recovered from it.
+    view = make_view(45.0, 70.0)
+    even = [k for k in range(16) if (k // 4 + k % 4) % 2 == 0]
+    hyps = lattice_hypotheses(_ring_candidates(view, even), LocateConfig(), keep=4)
+    H_true = _grid_h(view)
+    ratio = view.spec.cell_diameter_m / 2.0 / view.spec.cell_pitch_m
+    full = [h for h in hyps if abs(h.radius - ratio) < 0.03]
+    assert full
+    best = full[0]
+    assert best.inliers == 8
+    errs = [_node_error(best.H @ np.array([[1.0, 0.0, -dx], [0.0, 1.0, -dy], [0.0, 0.0, 1.0]]),
+                        H_true) for dx in range(-4, 5) for dy in range(-4, 5)]
+    assert min(errs) < 0.05
+
+
 @pytest.fixture(scope="module")
 def low_board() -> tuple[np.ndarray, BoardView]:
     view = make_view(30.0, 200.0, distance_m=0.4, hfov_deg=75.0)

@@ -27,6 +27,10 @@ from vision.locate.config import LocateConfig
 FloatArray = NDArray[np.float64]
 
 _SPAN = 4  # rings per side
+_SQRT2 = math.sqrt(2.0)
+#: Full-grid (u, v) -> half-density diagonal lattice (m, n): node (m, n) of the diagonal
+#: lattice is cell (m - n, m + n) of the grid.
+_HALF_TO_FULL = np.array([[0.5, 0.5, 0.0], [-0.5, 0.5, 0.0], [0.0, 0.0, 1.0]])
 
 
 @dataclass(frozen=True)
@@ -145,7 +149,7 @@ def lattice_hypotheses(ells: list[Ellipse], config: LocateConfig,
         return []
     centers = np.array([e.center for e in ells])
     results: list[LatticeHypothesis] = []
-    seen: set[frozenset[int]] = set()
+    seen: set[tuple[frozenset[int], bool]] = set()
     # Seed pairs that are neighbours on a lattice already grown would grow it again.
     explained: set[tuple[int, int]] = set()
     for i, j, _ in _seed_pairs(ells, config):
@@ -168,24 +172,21 @@ def lattice_hypotheses(ells: list[Ellipse], config: LocateConfig,
             Hn = _refit(nodes, centers[idx])
             if Hn is not None:
                 H = Hn
-        idx, nodes = _collect(H, ells, centers, radius, config, e.shape)
-        if len(idx) >= config.explaining_inliers:
-            steps = np.abs(nodes[:, None, :] - nodes[None, :, :]).sum(axis=2)
-            for a, b in zip(*np.nonzero(steps == 1), strict=True):
-                explained.add((int(idx[a]), int(idx[b])))
-        if len(idx) < config.min_lattice_inliers:
-            continue
-        key = frozenset(idx.tolist())
-        if key in seen:
-            continue
-        seen.add(key)
-        inside = _best_window_mask(nodes)
-        if (~inside).sum() > config.max_outside_inliers:
-            continue  # a lattice bigger than 4x4 (a tablecloth, tiles): not a Quarto grid
-        nodes = nodes[inside]
-        if len(nodes) < config.min_lattice_inliers:
-            continue
-        results.append(LatticeHypothesis(H, nodes, len(idx), radius, e.shape))
+        variants = [(H, radius)]
+        if config.ring_radius_range[0] < radius * _SQRT2 < config.ring_radius_range[1]:
+            # Rings this small may be every other cell of a grid seen along its diagonal
+            # (the half-density lattice of a 45-degree board): the full grid has them all.
+            variants.append((H @ _HALF_TO_FULL, radius * _SQRT2))
+        for k, (Hv, rv) in enumerate(variants):
+            if k > 0:
+                for _ in range(2):
+                    idx, nodes = _collect(Hv, ells, centers, rv, config, e.shape)
+                    Hn = _refit(nodes, centers[idx])
+                    if Hn is not None:
+                        Hv = Hn
+            hyp = _finish(Hv, rv, ells, centers, config, e.shape, seen, explained, k > 0)
+            if hyp is not None:
+                results.append(hyp)
     results.sort(key=lambda h: -h.inliers)
     distinct: list[LatticeHypothesis] = []
     for h in results:
@@ -196,6 +197,33 @@ def lattice_hypotheses(ells: list[Ellipse], config: LocateConfig,
         if len(distinct) >= keep:
             break
     return distinct
+
+
+def _finish(H: FloatArray, radius: float, ells: list[Ellipse], centers: FloatArray,
+            config: LocateConfig, shape: str, seen: set[tuple[frozenset[int], bool]],
+            explained: set[tuple[int, int]], densified: bool) -> LatticeHypothesis | None:
+    """The hypothesis of a grown lattice, or None when it is too small, already known, or
+    bigger than a board. Marks the neighbouring pairs of a large lattice as ``explained``.
+    A densified lattice (see ``lattice_hypotheses``) may hold the same candidates as the
+    lattice it came from and is still a different hypothesis."""
+    idx, nodes = _collect(H, ells, centers, radius, config, shape)
+    if len(idx) >= config.explaining_inliers:
+        steps = np.abs(nodes[:, None, :] - nodes[None, :, :]).sum(axis=2)
+        for a, b in zip(*np.nonzero(steps == 1), strict=True):
+            explained.add((int(idx[a]), int(idx[b])))
+    if len(idx) < config.min_lattice_inliers:
+        return None
+    key = (frozenset(idx.tolist()), densified)
+    if key in seen:
+        return None
+    seen.add(key)
+    inside = _best_window_mask(nodes)
+    if (~inside).sum() > config.max_outside_inliers:
+        return None  # a lattice bigger than 4x4 (a tablecloth, tiles): not a Quarto grid
+    nodes = nodes[inside]
+    if len(nodes) < config.min_lattice_inliers:
+        return None
+    return LatticeHypothesis(H, nodes, len(idx), radius, shape)
 
 
 def _refit(nodes: NDArray[np.int64], centers: FloatArray) -> FloatArray | None:
