@@ -6,7 +6,9 @@ one piece arrives per turn, each of the 16 pieces exists once. It commits a plac
 the scene is settled (no hand or motion over the board for ``min_stable_s`` with the same
 occupancy) and decodes the new piece from every settled frame, excluding the pieces already
 placed. Contradictions raise ``warning`` events, never silent changes. Only the rules core (via
-:class:`vision.game.model.Game`) decides what a Quarto is.
+:class:`vision.game.model.Game`) decides what a Quarto is; whether to *announce* it is decided
+by how sure the readings are of the line (:mod:`vision.live.linegate`): a line the record
+holds but the readings doubt is held with a warning, never shouted.
 """
 
 from __future__ import annotations
