@@ -24,11 +24,10 @@ from vision.evaluation.labels import Label, iter_labelled_images, load_label
 from vision.evaluation.runner import EvaluationRun, format_report, predicted_cells
 from vision.evaluation.score import score_image
 from vision.geometry.board_view import BoardView
-from vision.learn.cnn import CnnModelError, load_cnn
+from vision.learn.cnn import ConvCellModel, default_cnn, load_cnn
 from vision.learn.dataset import OUTPUTS, cell_targets
 from vision.learn.fuse import HAND_LEARNED_WEIGHTS, fuse_observations
-from vision.learn.model import default_model, load_model
-from vision.learn.reader import AnyCellModel, read_cells_learned
+from vision.learn.reader import read_cells_learned
 from vision.read.observation import Observation
 
 Reader = Callable[[np.ndarray, BoardView], Observation]
@@ -53,24 +52,19 @@ def render_eval(folder: Path, n: int, first: int = FIRST_EVAL_SEED) -> list[Labe
     return labels
 
 
-def load_any_model(path: Path | None) -> AnyCellModel:
-    """The packaged default model, or a model file of either kind (convolutional or MLP)."""
-    if path is None:
-        return default_model()
-    try:
-        return load_cnn(path)
-    except CnnModelError:
-        return load_model(path)
+def load_any_model(path: Path | None) -> ConvCellModel:
+    """The packaged model, or a model file made by ``benchmarks/train_cnn.py``."""
+    return default_cnn() if path is None else load_cnn(path)
 
 
-def read_learned(model: AnyCellModel) -> Reader:
+def read_learned(model: ConvCellModel) -> Reader:
     def read(frame: np.ndarray, view: BoardView) -> Observation:
         return read_cells_learned(frame, view, model=model)
 
     return read
 
 
-def read_fused(model: AnyCellModel, weights: tuple[float, float]) -> Reader:
+def read_fused(model: ConvCellModel, weights: tuple[float, float]) -> Reader:
     """The hand-crafted and the learned reader, fused with log-odds ``weights``."""
     from vision.read import read_cells
 
@@ -147,7 +141,7 @@ def acceptance(run: EvaluationRun) -> str:
     )
 
 
-def real_photos_text(labels_path: Path, model: AnyCellModel) -> str:
+def real_photos_text(labels_path: Path, model: ConvCellModel) -> str:
     """The learned reader on real photographs: on a board fitted to the labelled pieces where
     all 16 cells are labelled (the reader alone), through the board finder otherwise."""
     from vision.evaluation.real_photos import format_real_report, score_real_photos
@@ -167,7 +161,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--cache", type=Path, default=Path("/tmp/learn-data/eval"))
     ap.add_argument("--photoreal", type=Path, default=Path("../shared/photoreal_dev"))
     ap.add_argument("--model", type=Path, default=None,
-                    help="model file, convolutional or MLP (default: packaged)")
+                    help="model file (default: packaged)")
     ap.add_argument("--failures", type=int, default=10, help="failing images to list per set")
     ap.add_argument("--real-photos", type=Path, default=Path("../shared/real_photos/labels.json"))
     ap.add_argument("--fuse", action="store_true",

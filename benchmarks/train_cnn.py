@@ -5,9 +5,9 @@ with PyTorch, fold, calibrate, save.
     python benchmarks/train_cnn.py --data /tmp/learn-data/train --images 6500 \
         --out vision/learn/cells_cnn.npz
 
-Training images are seeds 100000.. of ``vision.render.render_still`` with 3-16 pieces, rendered
-by ``benchmarks/train_cells.py`` (``--images N`` there renders what is missing). Seeds
-102250-102499 are held out for validation (early stopping, temperatures, the figures printed at
+Training images are seeds 100000.. of ``vision.render.render_still`` with 3-16 pieces; missing
+ones are rendered into ``--data`` first (about 1 s each, one process). Seeds 102250-102499 are
+held out for validation (early stopping, temperatures, the figures printed at
 the end), as for the perceptron. Nothing here reads photoreal_dev or real photos.
 """
 
@@ -28,6 +28,20 @@ from vision.learn.patches import PATCH_CHANNELS, PATCH_SCALARS, PatchConfig, cel
 
 FIRST_SEED = 100000
 VAL_SEEDS = range(102250, 102500)
+
+
+def render_missing(folder: Path, seeds: range) -> None:
+    """Render every seed whose image or label is missing in ``folder``."""
+    from vision.render import SceneOptions, render_still, write_still
+
+    folder.mkdir(parents=True, exist_ok=True)
+    options = SceneOptions(n_pieces=(3, 16))
+    todo = [s for s in seeds if not (folder / f"{s}.json").exists()]
+    for k, seed in enumerate(todo):
+        image, label = render_still(seed, options=options)
+        write_still(folder / f"{seed}.jpg", image, label)
+        if k % 50 == 0:
+            print(f"rendered {k + 1}/{len(todo)} (seed {seed})", flush=True)
 
 
 def extract(paths: list[Path], *, jitters: int, seed: int, cfg: PatchConfig,
@@ -148,7 +162,8 @@ def figures(name: str, p: np.ndarray, y: np.ndarray, w: np.ndarray) -> None:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--data", type=Path, default=Path("/tmp/learn-data/train"))
-    ap.add_argument("--images", type=int, default=6500, help="seeds 100000.. to use if cached")
+    ap.add_argument("--images", type=int, default=2500, help="training seeds from 100000")
+    ap.add_argument("--no-render", action="store_true", help="use only the cached images")
     ap.add_argument("--jitters", type=int, default=2)
     ap.add_argument("--epochs", type=int, default=14)
     ap.add_argument("--widths", type=str, default="16,32,64,64")
@@ -166,6 +181,9 @@ def main(argv: list[str] | None = None) -> int:
     torch.set_num_threads(args.threads)
     cv2.setNumThreads(1)
     cfg = PatchConfig()
+    if not args.no_render:
+        render_missing(args.data, range(FIRST_SEED, FIRST_SEED + args.images))
+        render_missing(args.data, VAL_SEEDS)
     val = [args.data / f"{s}.json" for s in VAL_SEEDS if (args.data / f"{s}.json").exists()]
     train = [args.data / f"{s}.json" for s in range(FIRST_SEED, FIRST_SEED + args.images)
              if s not in VAL_SEEDS and (args.data / f"{s}.json").exists()]

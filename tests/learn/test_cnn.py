@@ -8,7 +8,7 @@ import cv2
 import numpy as np
 import pytest
 
-from tests.learn.test_features import make_view
+from tests.learn.test_sampling import make_view
 from vision.learn.cnn import CnnModelError, ConvCellModel, ConvNet, conv3x3, load_cnn, max_pool2
 from vision.learn.dataset import OUTPUTS
 from vision.learn.patches import (

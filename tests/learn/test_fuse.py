@@ -53,7 +53,7 @@ def test_bad_weights_raise() -> None:
 def test_fused_reader_runs_both_readers() -> None:
     import numpy as np
 
-    from tests.learn.test_features import make_view
+    from tests.learn.test_sampling import make_view
     from vision.learn import read_cells_fused
 
     view = make_view()

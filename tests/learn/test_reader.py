@@ -7,9 +7,8 @@ import pytest
 
 from vision.evaluation.labels import Label, load_label
 from vision.geometry.board_view import BoardNotFound
-from vision.learn import default_model, predict_cells, read_cells_learned
+from vision.learn import default_cnn, predict_cells, read_cells_learned
 from vision.learn.dataset import OUTPUTS
-from vision.learn.features import n_features
 from vision.read.observation import Observation
 from vision.rules.board import ALL_CELLS
 from vision.rules.pieces import ATTRIBUTES
@@ -33,9 +32,9 @@ def scenes(tmp_path_factory: pytest.TempPathFactory) -> list[tuple[np.ndarray, L
 
 
 def test_packaged_model_loads() -> None:
-    m = default_model()
+    m = default_cnn()
     assert m.outputs == OUTPUTS
-    assert m.stage1 and m.stage1[0].n_inputs == n_features(m.sampling)
+    assert m.nets and m.nets[0].n_outputs == len(OUTPUTS)
 
 
 def test_reads_renders_mostly_right(scenes: list[tuple[np.ndarray, Label]]) -> None:

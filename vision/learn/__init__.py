@@ -1,6 +1,7 @@
-"""A learned cell reader: a small classifier trained only on our seeded renders, reading each
-cell through geometry-normalised samples (a camera-facing billboard and horizontal grids in
-board metres) with colours relative to the board's own.
+"""A learned cell reader: a small convolutional network trained only on our seeded renders,
+reading each cell through rectified patches in board metres (a camera-facing billboard and
+horizontal planes at the board, short-top and tall-top heights) with colours relative to the
+board's own.
 
 Entry point: :func:`read_cells_learned` (frame + ``BoardView`` -> ``Observation``), a drop-in
 alternative to ``vision.read.read_cells``; :func:`predict_cells` gives the raw per-cell odds;
@@ -8,20 +9,21 @@ alternative to ``vision.read.read_cells``; :func:`predict_cells` gives the raw p
 our renders and photoreal_dev).
 """
 
-from vision.learn.config import LearnedReaderConfig, SamplingConfig
+from vision.learn.cnn import CnnModelError, ConvCellModel, default_cnn, load_cnn
+from vision.learn.config import LearnedReaderConfig
 from vision.learn.fuse import HAND_LEARNED_WEIGHTS, fuse_observations, read_cells_fused
-from vision.learn.model import CellModel, ModelError, default_model, load_model
+from vision.learn.patches import PatchConfig
 from vision.learn.reader import predict_cells, read_cells_learned
 
 __all__ = [
     "HAND_LEARNED_WEIGHTS",
-    "CellModel",
+    "CnnModelError",
+    "ConvCellModel",
     "LearnedReaderConfig",
-    "ModelError",
-    "SamplingConfig",
-    "default_model",
+    "PatchConfig",
+    "default_cnn",
     "fuse_observations",
-    "load_model",
+    "load_cnn",
     "predict_cells",
     "read_cells_fused",
     "read_cells_learned",

@@ -1,5 +1,5 @@
-"""Training examples from labelled renders: per-cell features, targets and target weights,
-with the board pose jittered the way the board finder errs.
+"""Training targets from labelled renders (per-cell targets and target weights) and board poses
+jittered the way the board finder errs.
 
 The classifier is trained only on our own seeded renderer (``vision.render``); the labels are
 read with ``vision.evaluation.labels.load_label``, the loader every evaluation uses.
@@ -7,7 +7,6 @@ read with ``vision.evaluation.labels.load_label``, the loader every evaluation u
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from dataclasses import dataclass
 
 import cv2
@@ -17,9 +16,6 @@ from numpy.typing import NDArray
 from vision.evaluation.labels import Label
 from vision.geometry.board_view import BoardView
 from vision.geometry.camera import Camera, Pose
-from vision.learn.config import SamplingConfig
-from vision.learn.context import cover_matrices
-from vision.learn.features import cell_features, mirror_features
 from vision.rules.pieces import ATTRIBUTES, VALUES
 
 #: The classifier's outputs, in column order: P(occupied), P(second value) of each attribute
@@ -94,75 +90,3 @@ def cell_targets(
         y[i, 6] = c.top_visible_fraction
         w[i, 5] = w[i, 6] = 1.0
     return y, w
-
-
-@dataclass(frozen=True)
-class Examples:
-    """Training rows in blocks of 16 (one board seen through one pose, possibly mirrored).
-
-    Attributes
-    ----------
-    x, y, w : (N, F) features, (N, len(OUTPUTS)) targets and target weights.
-    image : (N,) index of the image each row comes from.
-    covers : (N / 16, 2, 16, 16) occlusion cover matrices of each block's view.
-    """
-
-    x: NDArray[np.float32]
-    y: NDArray[np.float32]
-    w: NDArray[np.float32]
-    image: NDArray[np.int64]
-    covers: NDArray[np.float64]
-
-
-def label_examples(
-    label: Label,
-    frame_bgr: NDArray[np.uint8],
-    *,
-    rng: np.random.Generator,
-    jitters: int,
-    sampling: SamplingConfig,
-    mirror: bool = False,
-    jitter: JitterConfig | None = None,
-    targets: TargetConfig | None = None,
-) -> tuple[NDArray[np.float32], NDArray[np.float32], NDArray[np.float32], NDArray[np.float64]]:
-    """Features, targets, weights and cover matrices of one labelled frame: the exact pose
-    plus ``jitters`` jittered copies (and, with ``mirror``, the mirror image of each)."""
-    if label.board_view is None:
-        raise ValueError(f"{label.path}: the label has no board")
-    y, w = cell_targets(label, targets)
-    views = [label.board_view] + [
-        jitter_view(label.board_view, rng, jitter or JitterConfig()) for _ in range(jitters)
-    ]
-    xs = [cell_features(frame_bgr, v, config=sampling).x for v in views]
-    covers = [np.stack(cover_matrices(v)) for v in views]
-    if mirror:
-        # A mirrored board is read through the same geometry: each cell keeps its cover.
-        flip, sign = mirror_features(sampling)
-        xs += [x[:, flip] * sign for x in xs]
-        covers += covers
-    n = len(xs)
-    return np.vstack(xs), np.tile(y, (n, 1)), np.tile(w, (n, 1)), np.stack(covers)
-
-
-def build_examples(
-    labels: Iterable[Label], *, seed: int, jitters: int, sampling: SamplingConfig,
-    mirror: bool = False,
-) -> Examples:
-    """Stack :func:`label_examples` over many labels (unreadable images are skipped)."""
-    rng = np.random.default_rng(seed)
-    xs, ys, ws, groups, covers = [], [], [], [], []
-    for n, label in enumerate(labels):
-        frame = cv2.imread(str(label.image_path), cv2.IMREAD_COLOR)
-        if frame is None or label.board_view is None:
-            continue
-        x, y, w, c = label_examples(label, frame, rng=rng, jitters=jitters, sampling=sampling,
-                                    mirror=mirror)
-        xs.append(x)
-        ys.append(y)
-        ws.append(w)
-        covers.append(c)
-        groups.append(np.full(len(x), n))
-    if not xs:
-        raise ValueError("no usable labelled images")
-    return Examples(np.vstack(xs), np.vstack(ys), np.vstack(ws), np.concatenate(groups),
-                    np.concatenate(covers))

@@ -1,11 +1,11 @@
 """The learned cell reader: frame + ``BoardView`` -> ``Observation``, like
 ``vision.read.read_cells``, from a classifier trained on our renders.
 
-Each cell's geometry-normalised features (``vision.learn.features``) go through the packaged
-classifier, which gives calibrated P(occupied), P(dark), P(square), P(tall), P(hollow) and the
-predicted shares of the piece and of its top in view. An attribute whose part is predicted out
-of view is reported unknown. The occupied cells are then decoded jointly (the 16 pieces are all
-different) by ``vision.read.decode.decode_pieces``.
+Each cell's rectified patches (``vision.learn.patches``) go through the packaged convolutional
+network (``vision.learn.cnn``), which gives calibrated P(occupied), P(dark), P(square),
+P(tall), P(hollow) and the predicted shares of the piece and of its top in view. An attribute
+whose part is predicted out of view is reported unknown. The occupied cells are then decoded
+jointly (the 16 pieces are all different) by ``vision.read.decode.decode_pieces``.
 """
 
 from __future__ import annotations
@@ -16,11 +16,8 @@ import numpy as np
 from numpy.typing import NDArray
 
 from vision.geometry.board_view import BoardView
-from vision.learn.cnn import ConvCellModel
+from vision.learn.cnn import ConvCellModel, default_cnn
 from vision.learn.config import LearnedReaderConfig
-from vision.learn.context import cover_matrices
-from vision.learn.features import cell_features
-from vision.learn.model import CellModel, default_model
 from vision.read.decode import decode_pieces
 from vision.read.observation import CellReading, Observation
 from vision.rules.board import ALL_CELLS
@@ -29,33 +26,18 @@ from vision.rules.pieces import ATTRIBUTES
 log = logging.getLogger(__name__)
 
 
-#: Either kind of trained cell model: the perceptron on hand-made features, or the
-#: convolutional network on rectified patches. Both give the ``OUTPUTS`` columns.
-AnyCellModel = CellModel | ConvCellModel
-
-
-def _predict(
-    frame_bgr: NDArray[np.uint8], view: BoardView, m: AnyCellModel
-) -> tuple[NDArray[np.float32], NDArray[np.float64]]:
-    if isinstance(m, ConvCellModel):
-        prob, centers = m.predict(frame_bgr, view)
-        return prob, centers.astype(np.float64)
-    feats = cell_features(frame_bgr, view, config=m.sampling)
-    return m.predict(feats.x, cover_matrices(view)), feats.centers_px
-
-
 def predict_cells(
-    frame_bgr: NDArray[np.uint8], view: BoardView, *, model: AnyCellModel | None = None
+    frame_bgr: NDArray[np.uint8], view: BoardView, *, model: ConvCellModel | None = None
 ) -> NDArray[np.float32]:
     """(16, len(model.outputs)) calibrated probabilities of every cell (``ALL_CELLS`` order)."""
-    return _predict(frame_bgr, view, model or default_model())[0]
+    return (model or default_cnn()).predict(frame_bgr, view)[0]
 
 
 def read_cells_learned(
     frame_bgr: NDArray[np.uint8],
     view: BoardView,
     *,
-    model: AnyCellModel | None = None,
+    model: ConvCellModel | None = None,
     config: LearnedReaderConfig | None = None,
 ) -> Observation:
     """Read all 16 cells of a board with the learned classifier.
@@ -65,7 +47,7 @@ def read_cells_learned(
     frame_bgr : (H, W, 3) uint8 BGR image.
     view : the board (camera and pose). A falsy view (``BoardNotFound``) gives
         ``Observation.empty()``.
-    model : the classifier (default: the packaged one).
+    model : the classifier (default: the packaged convolutional network).
     config : decision knobs.
 
     Returns
@@ -83,8 +65,8 @@ def read_cells_learned(
     if not isinstance(view, BoardView):
         raise ValueError(f"view must be a BoardView, got {type(view).__name__}")
     cfg = config or LearnedReaderConfig()
-    m = model or default_model()
-    raw, centers_px = _predict(frame_bgr, view, m)
+    m = model or default_cnn()
+    raw, centers_px = m.predict(frame_bgr, view)
     prob = np.clip(raw.astype(np.float64), cfg.p_floor, 1.0 - cfg.p_floor)
     col = {name: m.column(name) for name in m.outputs}
     odds: list[dict[str, float | None]] = []

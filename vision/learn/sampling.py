@@ -1,12 +1,9 @@
-"""Geometry-normalised sampling: where to look around each cell, and the pixels found there.
+"""Geometry-normalised sampling: the camera-facing frame of each cell, the board's own colour,
+and Lab values at sub-pixel points.
 
-For every cell the sample points are fixed in *board metres* on frames attached to the cell and
-turned towards the camera, so a tall piece always lands on the same rows whatever the view:
-
-- a "billboard": a vertical grid through the cell centre facing the camera (columns are lateral
-  offsets across the piece, rows are heights above the board, top row first);
-- polar rings around the cell's vertical axis at a few candidate top heights (board surface,
-  short tops, tall tops), summarised later by rotation-invariant statistics.
+Sample points are fixed in *board metres* on frames attached to each cell and turned towards
+the camera (``vision.learn.patches`` lays its grids on them), so a tall piece always lands on
+the same rows whatever the view.
 
 The frame is sampled on an image pyramid: each cell uses the level where neighbouring samples
 are about ``min_step_px`` apart, so the pyramid's smoothing is the anti-alias filter and a
@@ -22,7 +19,6 @@ import numpy as np
 from numpy.typing import NDArray
 
 from vision.geometry.board_view import BoardView
-from vision.learn.config import SamplingConfig
 
 FloatArray = NDArray[np.float64]
 
@@ -71,44 +67,6 @@ def cell_frames(view: BoardView) -> CellFrames:
     flip = (b[:, 0] - a[:, 0]) < 0
     lateral[flip] *= -1.0
     return CellFrames(centers, lateral, toward, elevation)
-
-
-def grid_offsets(cfg: SamplingConfig) -> tuple[FloatArray, FloatArray]:
-    """Sample offsets in each cell's frame.
-
-    Returns
-    -------
-    billboard : (R * C, 2) (lateral, height) offsets in metres, row-major, top row first.
-    polar : (H * Q * A, 3) (lateral, toward, height) offsets: for each height, for each ring
-        radius, ``polar_angles`` points starting on the lateral axis, counter-clockwise.
-    """
-    s = np.linspace(-cfg.billboard_half_width_m, cfg.billboard_half_width_m, cfg.billboard_cols)
-    z = np.linspace(cfg.billboard_top_m, 0.0, cfg.billboard_rows)
-    zz, ss = np.meshgrid(z, s, indexing="ij")
-    billboard = np.column_stack([ss.ravel(), zz.ravel()])
-    theta = 2.0 * np.pi * np.arange(cfg.polar_angles) / cfg.polar_angles
-    hh, rr, tt = np.meshgrid(
-        np.asarray(cfg.top_heights_m), np.asarray(cfg.polar_radii_m), theta, indexing="ij"
-    )
-    polar = np.column_stack([
-        (rr * np.cos(tt)).ravel(), (rr * np.sin(tt)).ravel(), hh.ravel()
-    ])
-    return billboard, polar
-
-
-def sample_points_m(frames: CellFrames, cfg: SamplingConfig) -> FloatArray:
-    """(16, P, 3) board-metre sample points of every cell: billboard first, then the rings."""
-    bill, polar = grid_offsets(cfg)
-    c = frames.centers[:, None, :]
-    up = np.array([0.0, 0.0, 1.0])
-    pts_b = c + bill[None, :, 0:1] * frames.lateral[:, None, :] + bill[None, :, 1:2] * up
-    pts_p = (
-        c
-        + polar[None, :, 0:1] * frames.lateral[:, None, :]
-        + polar[None, :, 1:2] * frames.toward[:, None, :]
-        + polar[None, :, 2:3] * up
-    )
-    return np.concatenate([pts_b, pts_p], axis=1)
 
 
 def reference_points_m(view: BoardView) -> tuple[FloatArray, NDArray[np.int64]]:
@@ -161,8 +119,8 @@ def board_colours(
 
     Returns
     -------
-    board : (3,) float32, the median Lab colour of the bare board (a median, so pieces covering a few
-        reference points do not move it).
+    board : (3,) float32, the median Lab colour of the bare board (a median, so pieces
+        covering a few reference points do not move it).
     local : (16, 3) the median of the (up to) four reference points around each cell, or the
         board's colour where none is in view.
     """
