@@ -68,6 +68,10 @@ class LocateConfig:
     #: Smaller lattices may be wrong where another seed would grow the right one.
     explaining_inliers: int = 9
 
+    #: A lattice of this many ring candidates fixes the grid by itself: board outlines are
+    #: then not searched for grid guesses (they only matter where rings are scarce).
+    rings_fix_grid: int = 10
+
     #: Lattice hypotheses kept, and (hypothesis, window placement) pairs fitted to the edges.
     max_lattice_hypotheses: int = 4
     max_refined_hypotheses: int = 8

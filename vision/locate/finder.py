@@ -221,12 +221,13 @@ def find_board(
                                                  interpolation=cv2.INTER_AREA)
     ells = find_ellipses(work, config)
     hyps = lattice_hypotheses(ells, config, keep=config.max_lattice_hypotheses)
-    qscale = min(1.0, config.quad_width_px / work.shape[1])
-    small = work if qscale == 1.0 else cv2.resize(work, None, fx=qscale, fy=qscale,
-                                                   interpolation=cv2.INTER_AREA)
-    quads = board_quads(small, config)
-    for q in quads:
-        hyps.extend(quad_hypotheses(q / qscale, config))
+    if not hyps or hyps[0].inliers < config.rings_fix_grid:
+        # Rings are scarce: board outlines guess the grid too.
+        qscale = min(1.0, config.quad_width_px / work.shape[1])
+        small = work if qscale == 1.0 else cv2.resize(work, None, fx=qscale, fy=qscale,
+                                                       interpolation=cv2.INTER_AREA)
+        for q in board_quads(small, config):
+            hyps.extend(quad_hypotheses(q / qscale, config))
     if not hyps:
         return BoardNotFound(
             f"no grid of rings among {len(ells)} ring candidates and no board outline")
