@@ -30,7 +30,7 @@ from vision.live.linegate import LineGate
 from vision.read.observation import Observation
 from vision.rules.board import ALL_CELLS, Cell
 from vision.rules.lines import Rules
-from vision.rules.pieces import Piece
+from vision.rules.pieces import ALL_PIECES, Piece
 
 __all__ = ["StateTracker", "TrackerConfig", "readings_from_pieces"]
 
@@ -74,7 +74,10 @@ class TrackerConfig:
     #: line's four pieces share the value that makes it a line (product over the four cells
     #: of each one's probability of having it). Below, the line is held with a warning and
     #: announced as soon as further readings confirm it. See :mod:`vision.live.linegate`.
-    quarto_confidence: float = 0.5
+    #: 0.8 asks for about 0.95 per piece, near the most the clipped odds allow (0.98^4 =
+    #: 0.92): the frames of a still scene are not independent views and a reader is
+    #: overconfident on them, and a false "Quarto!" must never be shouted.
+    quarto_confidence: float = 0.8
 
     def __post_init__(self) -> None:
         for f in fields(self):
@@ -195,29 +198,27 @@ class StateTracker:
     def line_confidence(self, event: Event) -> float:
         """How sure the readings are of the line of a ``quarto`` event (0..1).
 
-        Each of the line's cells gets a posterior over the pieces it can hold (its recorded
-        piece or one not yet played: each piece exists once) from its readings across
-        frames; the confidence is the probability that all four have the shared value, times,
-        for pieces that appeared in one settle with others, the chance that each is the one
-        piece that arrived then (one piece per turn).
+        Each of the line's cells gets a posterior over all 16 pieces from its own readings
+        across frames; the confidence is the probability that all four have the shared
+        value, times, for pieces that appeared in one settle with others, the chance that
+        each is the one piece that arrived then (one piece per turn). The check is there to
+        catch a wrong record, so it does not lean on the record: excluding the pieces
+        recorded elsewhere would make the last pieces of a game certain whatever they look
+        like.
         """
         game = self.game
         if game is None:
             return 0.0
-        board = game.board
-        unplayed = board.unplayed()
         posteriors = []
         arrival = 1.0
         for r, c in event["cells"]:
             cell = Cell(int(r), int(c))
-            recorded = board[cell]
-            candidates = unplayed + ([recorded] if recorded is not None else [])
             evidence = (
                 self._history.get(cell)
                 or self._evidence.get(cell)
                 or CellEvidence(self.config.evidence_frames)
             )
-            posteriors.append(piece_posterior(evidence, candidates))
+            posteriors.append(piece_posterior(evidence, ALL_PIECES))
             arrival *= self._arrival_odds.get(cell, 1.0)
         return arrival * line_confidence(posteriors, event.get("shared", {}))
 
