@@ -1,8 +1,8 @@
 """Accuracy ratchet on ../shared/photoreal_dev (skipped when the folder is absent).
 
 The committed floors are below the figures measured when they were set (found 81%, median
-cell error 0.4% of the spacing, no board with a cell off by more than half in 96%); a change
-that drops below them must say why.
+cell error 0.6% of the spacing, no board with a cell off by more than half cell in 100% of
+the found ones); a change that drops below them must say why.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ PHOTOREAL = Path(__file__).resolve().parents[2] / ".." / "shared" / "photoreal_d
 
 FLOOR_FOUND = 0.75
 CEILING_MEDIAN_ERR = 0.02
-FLOOR_NOT_MISPLACED = 0.9
+FLOOR_NOT_MISPLACED = 0.95
 
 
 @pytest.mark.slow
