@@ -3,13 +3,18 @@
 Steps (each in its own module):
 
 1. candidate rings: ellipses (and square cells) in a downscaled grey image (``candidates``);
-2. grid hypotheses: pairs of neighbouring rings predict the 4x4 lattice (``lattice``), and
-   board outlines (big convex quadrilaterals) predict it for each board family (``quad``);
+2. grid hypotheses: pairs of neighbouring rings predict the 4x4 lattice, grown one step at a
+   time from the pair so perspective cannot lead it astray; a lattice of rings too small for
+   the cells is also tried as every other cell of a 45-degree grid (``lattice``). Only when
+   no lattice holds 10 rings, board outlines (big convex quadrilaterals) predict the grid for
+   each board family too (``quad``);
 3. for the best hypotheses the grid is aligned to the cell outlines' edges, one marking
-   (edge or line, one polarity) for all cells (``fit``);
+   (edge or line, one polarity; the one whose matches agree on one grid) for all cells,
+   starting from the cells whose rings were found and growing outwards (``fit``);
 4. each fitted grid is judged: outline support against a half-cell control and against the
    positions around it, enough cells seen, ring candidates on it, no chequer pattern, a board
-   outline or big circle around it (``verify``, ``layout``); the best one wins;
+   outline or big circle around it (``verify``, ``layout``); the best one wins, and the
+   search ends early at a grid clear enough that nothing would beat it;
 5. the fit is repeated at full resolution, and the camera (focal length unless calibrated,
    and pose) is fitted to the matched ring-edge points directly (``pose``).
 """
