@@ -113,6 +113,31 @@ def mirror_torch(x, size: int):
     return x.reshape(n, c, h, 2, size).flip(-1).reshape(n, c, h, 2 * size)
 
 
+def augment(x, gen):
+    """Photometric changes a real camera and lamp make and our renderer may not: contrast of
+    the lightness and of the colour (both relative to the board), a lightness offset, and a
+    little defocus blur (a 3x3 kernel of random width)."""
+    import torch
+
+    n = len(x)
+    rand = torch.rand(n, 4, generator=gen)
+    x[:, 0] = x[:, 0] * (0.75 + 0.5 * rand[:, 0, None, None]) + 0.1 * (rand[:, 1, None, None] - 0.5)
+    x[:, 1:3] = x[:, 1:3] * (0.7 + 0.6 * rand[:, 2, None, None, None])
+    blur = rand[:, 3] < 0.5
+    if blur.any():
+        sigma = 0.4 + 0.6 * torch.rand(int(blur.sum()), generator=gen)
+        g = torch.exp(-(torch.tensor([-1.0, 0.0, 1.0])[None, :] ** 2) / (2 * sigma[:, None] ** 2))
+        g = g / g.sum(dim=1, keepdim=True)
+        k = (g[:, :, None] * g[:, None, :])  # (m, 3, 3) per sample
+        xb = x[blur, :3]
+        m, c, h, w = xb.shape
+        weight = k[:, None].repeat(1, c, 1, 1).reshape(m * c, 1, 3, 3)
+        out = torch.nn.functional.conv2d(xb.reshape(1, m * c, h, w), weight, padding=1,
+                                         groups=m * c)
+        x[blur, :3] = out.reshape(m, c, h, w)
+    return x
+
+
 def fold(net, temperature: np.ndarray) -> ConvNet:
     """Fold each batch norm (inference statistics) into the convolution before it."""
     convs = []
@@ -169,6 +194,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--widths", type=str, default="16,32,64,64")
     ap.add_argument("--hidden", type=int, default=128)
     ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--augment", action="store_true",
+                    help="photometric augmentation (contrast, lightness, defocus)")
     ap.add_argument("--cache", type=Path, default=Path("/tmp/learn-data/cnn-cache"))
     ap.add_argument("--out", type=Path, default=DEFAULT_CNN_PATH)
     args = ap.parse_args(argv)
@@ -232,6 +259,8 @@ def main(argv: list[str] | None = None) -> int:
             x = x_tr[idx].float()
             flip = torch.rand(len(idx), generator=gen) < 0.5
             x[flip] = mirror_torch(x[flip], cfg.size)
+            if args.augment:
+                x = augment(x, gen)
             x[:, :3] += 0.02 * torch.randn(x[:, :3].shape, generator=gen)
             # Soft targets pulled 1% towards 0.5: no output is ever certain.
             y = y_tr[idx] * 0.98 + 0.01
@@ -254,7 +283,7 @@ def main(argv: list[str] | None = None) -> int:
     folded = fold(net, temp)
     info = {"train_images": len(train), "validation_seeds": [VAL_SEEDS.start, VAL_SEEDS.stop - 1],
             "jitters": args.jitters, "epochs": args.epochs, "widths": list(widths),
-            "hidden": args.hidden}
+            "hidden": args.hidden, "augment": args.augment}
     model = ConvCellModel((folded,), cfg, OUTPUTS, info, mirror_average=False)
     p = model.predict_patches(va["images"].astype(np.float32), va["scalars"])
     figures("validation (folded numpy network, calibrated)", p, va["y"], va["w"])
