@@ -24,10 +24,10 @@ _EPS = 1e-4
 
 #: Log-odds weights (hand-crafted reader, learned reader) of :func:`read_cells_fused`, chosen
 #: on held-out validation renders (seeds 102250-102499, never trained on; not on photoreal_dev
-#: or real photos): of (1, 0), (0.75, 0.25), (0.5, 0.5), (0.35, 0.65), (0.25, 0.75), (0, 1),
-#: (0.5, 1) and (1, 1), (0.25, 0.75) had the fewest pieces with an attribute wrong (11.8%
-#: against 30.0% and 16.0% for the readers alone).
-HAND_LEARNED_WEIGHTS: tuple[float, float] = (0.25, 0.75)
+#: or real photos): of hand-crafted weights 0, 0.1, 0.2, 0.25, 0.35 and 0.5 (learned 1 minus
+#: that), 0.2 had the fewest pieces with an attribute wrong with both convolutional models
+#: trained (4.2% against 5.6% for the network alone and 8.0% at 0.5).
+HAND_LEARNED_WEIGHTS: tuple[float, float] = (0.2, 0.8)
 
 
 def _logit(p: float) -> float:
