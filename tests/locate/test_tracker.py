@@ -158,14 +158,35 @@ def test_board_found_again_after_a_loss_must_be_found_twice():
 
     finder = _ScriptedFinder(BoardNotFound("blurred"))
     tracker = BoardTracker(finder=finder)
+    retry = tracker.config.retry_interval_s
+    t0 = 1 / 15.0
     assert tracker.update(a, 0.0)
-    assert not tracker.update(b, 1 / 15.0)  # the bump: the search fails, the pose is lost
-    assert not tracker.update(b, 2 / 15.0)  # found once: not yet trusted
-    res = tracker.update(b, 3 / 15.0)  # found again at the same place
+    assert not tracker.update(b, t0)  # the bump: the search fails, the pose is lost
+    assert not tracker.update(b, t0 + retry)  # found once: not yet trusted
+    res = tracker.update(b, t0 + 2 * retry)  # found again at the same place
     assert res
+    assert t0 + 2 * retry < 1.0  # recovered within a second of source time
     c_true = bumped.cell_centers_px()
     d = np.linalg.norm(c_true[:, None] - res.cell_centers_px()[None], axis=2).min(axis=1)
     assert np.median(d) < 3.0
+
+
+def test_searches_while_lost_are_spaced_by_the_retry_interval():
+    view = make_view(45.0, 40.0)
+    bumped = make_view(47.0, 43.0, target=(0.02, -0.01))
+    a, b = draw_board(view, seed=1), draw_board(bumped, seed=2)
+    from vision.geometry.board_view import BoardNotFound
+
+    finder = _ScriptedFinder(*[BoardNotFound("hidden")] * 100)  # never found again
+    tracker = BoardTracker(finder=finder)
+    assert tracker.update(a, 0.0)
+    calls_before = finder.calls
+    n_frames = 30  # two seconds at 15 fps with the board lost
+    for k in range(1, n_frames + 1):
+        tracker.update(b, k / 15.0)
+    searches = finder.calls - calls_before
+    expected = 2.0 / tracker.config.retry_interval_s
+    assert 0.5 * expected <= searches <= expected + 1
 
 
 def test_bump_config_validation():
