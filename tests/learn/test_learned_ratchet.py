@@ -8,14 +8,13 @@ improve: after retraining, refresh with ``QV_UPDATE_RATCHET=1 pytest tests/learn
 
 from __future__ import annotations
 
-import json
-import os
 from pathlib import Path
 from typing import Any
 
 import cv2
 import pytest
 
+from tests.helpers import check_ratchet
 from vision.evaluation.labels import iter_labelled_images
 from vision.evaluation.runner import EvaluationRun, predicted_cells
 from vision.evaluation.score import score_image
@@ -48,23 +47,7 @@ def _scores(folder: Path) -> dict[str, Any]:
 
 
 def _check(name: str, got: dict[str, Any]) -> None:
-    expected = json.loads(EXPECTED.read_text()) if EXPECTED.exists() else {}
-    if os.environ.get("QV_UPDATE_RATCHET"):
-        expected[name] = got
-        EXPECTED.write_text(json.dumps(expected, indent=1, sort_keys=True) + "\n")
-        return
-    if name not in expected:
-        pytest.fail(f"no expected scores for {name!r}; run with QV_UPDATE_RATCHET=1")
-    exp = expected[name]
-    worse = [f"{k}: {got[k]} > {exp[k]}" for k in ("occupancy_errors", "pieces_wrong")
-             if got[k] > exp[k]]
-    if got["boards_fully_right"] < exp["boards_fully_right"]:
-        worse.append(f"boards_fully_right: {got['boards_fully_right']} < "
-                     f"{exp['boards_fully_right']}")
-    worse += [f"{a} errors: {got['attribute_errors'][a]} > {exp['attribute_errors'][a]}"
-              for a in ATTRIBUTES
-              if got["attribute_errors"][a] > exp["attribute_errors"][a]]
-    assert not worse, f"{name}: accuracy dropped: " + "; ".join(worse)
+    check_ratchet(EXPECTED, name, got)
 
 
 @pytest.mark.skipif(not any(SAMPLES.glob("*.json")), reason="sample_images/ has no labels")

@@ -8,13 +8,13 @@ seeds (always available). Scores may only improve: when they do, refresh the fil
 
 from __future__ import annotations
 
-import json
-import os
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
 
+from tests.helpers import check_ratchet
 from tests.read.synth import make_view, paint
 from vision.evaluation.labels import iter_labelled_images
 from vision.evaluation.runner import evaluate_labels
@@ -69,28 +69,8 @@ def _painted_scores() -> dict[str, object]:
             "attribute_errors": per}
 
 
-def _check(name: str, got: dict[str, object]) -> None:
-    expected = json.loads(EXPECTED.read_text()) if EXPECTED.exists() else {}
-    if os.environ.get("QV_UPDATE_RATCHET"):
-        expected[name] = got
-        EXPECTED.write_text(json.dumps(expected, indent=1, sort_keys=True) + "\n")
-        return
-    if name not in expected:
-        pytest.fail(f"no expected scores for {name!r}; run with QV_UPDATE_RATCHET=1")
-    exp = expected[name]
-    worse = []
-    for key in ("occupancy_errors", "pieces_wrong"):
-        if got[key] > exp[key]:  # type: ignore[operator]
-            worse.append(f"{key}: {got[key]} > {exp[key]}")
-    if got["boards_fully_right"] < exp["boards_fully_right"]:  # type: ignore[operator]
-        worse.append(f"boards_fully_right: {got['boards_fully_right']} < "
-                     f"{exp['boards_fully_right']}")
-    for a in ATTRIBUTES:
-        g = got["attribute_errors"][a]  # type: ignore[index]
-        e = exp["attribute_errors"][a]
-        if g > e:
-            worse.append(f"{a} errors: {g} > {e}")
-    assert not worse, f"{name}: accuracy dropped: " + "; ".join(worse)
+def _check(name: str, got: dict[str, Any]) -> None:
+    check_ratchet(EXPECTED, name, got)
 
 
 def test_painted_scenes_do_not_get_worse() -> None:
