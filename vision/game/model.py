@@ -39,6 +39,19 @@ def _t(t: float) -> float:
     return round(float(t), 3)
 
 
+def _move_event(move: Move) -> Event:
+    """The ``move`` event of a recorded move (DESIGN section 4)."""
+    return {
+        "type": "move",
+        "t": move.t,
+        "index": move.index,
+        "row": move.cell.row,
+        "col": move.cell.col,
+        "name": move.cell.name,
+        "piece": move.piece.attributes,
+    }
+
+
 def _line_event(kind: str, t: float, after_move: int, line: QuartoLine) -> Event:
     return {
         "type": kind,
@@ -117,17 +130,7 @@ class Game:
         duplicate = piece in self.board.pieces()
         self.board[cell] = piece
         self.moves.append(Move(index, cell, piece, _t(t)))
-        events.append(
-            {
-                "type": "move",
-                "t": _t(t),
-                "index": index,
-                "row": cell.row,
-                "col": cell.col,
-                "name": cell.name,
-                "piece": piece.attributes,
-            }
-        )
+        events.append(_move_event(self.moves[-1]))
         if duplicate:
             events.append(
                 self._warning_event(
@@ -153,20 +156,7 @@ class Game:
             self.board[cell] = piece
             index = len(self.moves) + 1
             self.moves.append(Move(index, cell, piece, _t(t)))
-            events += self._emit(
-                [
-                    {
-                        "type": "move",
-                        "t": _t(t),
-                        "index": index,
-                        "row": cell.row,
-                        "col": cell.col,
-                        "name": cell.name,
-                        "piece": piece.attributes,
-                        "adopted": True,
-                    }
-                ]
-            )
+            events += self._emit([{**_move_event(self.moves[-1]), "adopted": True}])
         self._claimable = []
         return events
 
