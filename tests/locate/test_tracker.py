@@ -8,7 +8,7 @@ import pytest
 
 from tests.locate.synth import draw_board, make_view
 from vision.locate import BoardTracker, TrackerConfig
-from vision.locate.tracker import BumpConfig
+from vision.locate.config import BumpConfig
 
 
 def _still_frames(n: int, seed: int = 0):

@@ -244,3 +244,43 @@ class TrackerConfig:
             raise ValueError(f"thumb_width_px must be >= 32, got {self.thumb_width_px}")
         if self.max_shift_px <= 0:
             raise ValueError(f"max_shift_px must be positive, got {self.max_shift_px}")
+
+
+@dataclass(frozen=True)
+class BumpConfig:
+    """Knobs of the bump verifier: is a re-found pose a moved camera or a hand?"""
+
+    #: A cell is a witness that the camera did not move when at least this share of its ring
+    #: samples still lie on an edge at the kept pose (a ring shifted by 3 px or more keeps
+    #: only the samples whose normal is across the shift, about a third) ...
+    witness_support: float = 0.5
+    #: ... and at least this share of the support it had on recent calm frames (a piece
+    #: standing on the cell hides part of its ring for good).
+    witness_ratio: float = 0.7
+    #: This many witness cells mean the camera did not move: a hand and forearm over the
+    #: board cover at most about three quarters of it.
+    min_witnesses: int = 4
+    #: A re-found pose far from the kept one must put this many times more ring samples on
+    #: edges than the kept pose does in the same frame (a real move leaves the kept pose with
+    #: chance hits only).
+    min_gain: float = 1.5
+    #: Two finds of a lost board agree when no cell centre moved more than this share of a
+    #: cell pitch between them (a board lies still; a misfit on a moving hand does not).
+    agree_pitch: float = 0.1
+    #: Weight of the latest calm frame in each cell's reference ring support.
+    reference_rate: float = 0.2
+    #: A frame is calm (it may update the reference support) when the thumbnail shift is
+    #: below this many full-resolution pixels.
+    calm_shift_px: float = 1.0
+
+    def __post_init__(self) -> None:
+        for name in ("witness_support", "witness_ratio", "reference_rate", "agree_pitch"):
+            value = getattr(self, name)
+            if not 0.0 < value <= 1.0:
+                raise ValueError(f"BumpConfig.{name} must be in (0, 1], got {value!r}")
+        if not 0 <= self.min_witnesses <= 16:
+            raise ValueError(f"BumpConfig.min_witnesses must be in 0..16, got {self.min_witnesses}")
+        if self.min_gain < 1.0:
+            raise ValueError(f"BumpConfig.min_gain must be >= 1, got {self.min_gain!r}")
+        if self.calm_shift_px <= 0:
+            raise ValueError(f"BumpConfig.calm_shift_px must be > 0, got {self.calm_shift_px!r}")
