@@ -52,11 +52,6 @@ def render_eval(folder: Path, n: int, first: int = FIRST_EVAL_SEED) -> list[Labe
     return labels
 
 
-def load_any_model(path: Path | None) -> ConvCellModel:
-    """The packaged model, or a model file made by ``benchmarks/train_cnn.py``."""
-    return default_cnn() if path is None else load_cnn(path)
-
-
 def read_learned(model: ConvCellModel) -> Reader:
     def read(frame: np.ndarray, view: BoardView) -> Observation:
         return read_cells_learned(frame, view, model=model)
@@ -170,7 +165,7 @@ def main(argv: list[str] | None = None) -> int:
                     help="fusion log-odds weights: hand-crafted,learned")
     args = ap.parse_args(argv)
     cv2.setNumThreads(1)
-    model = load_any_model(args.model)
+    model = default_cnn() if args.model is None else load_cnn(args.model)
     w_hand, w_learned = (float(v) for v in args.weights.split(","))
     sets: list[tuple[str, list[Label]]] = []
     if args.renders > 0:

@@ -133,10 +133,12 @@ class ConvCellModel:
             dtype=np.float32,
         )
 
-    def predict(self, frame_bgr: NDArray[np.uint8], view: BoardView) -> tuple[F32, F32]:
+    def predict(
+        self, frame_bgr: NDArray[np.uint8], view: BoardView
+    ) -> tuple[F32, NDArray[np.float64]]:
         """(16, len(outputs)) probabilities of a board's cells and their (16, 2) centres."""
         p = cell_patches(frame_bgr, view, config=self.patches)
-        return self.predict_patches(p.images, p.scalars), p.centers_px.astype(np.float32)
+        return self.predict_patches(p.images, p.scalars), p.centers_px
 
     def save(self, path: str | Path) -> Path:
         """Write the model as a compressed ``.npz`` (float32 weights)."""
