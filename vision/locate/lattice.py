@@ -65,30 +65,53 @@ def _affine_h(origin: FloatArray, e1: FloatArray, e2: FloatArray) -> FloatArray:
     return np.array([[e1[0], e2[0], origin[0]], [e1[1], e2[1], origin[1]], [0.0, 0.0, 1.0]])
 
 
-def _seed_pairs(ells: list[Ellipse], config: LocateConfig) -> list[tuple[int, int, float]]:
+@dataclass(frozen=True)
+class _Candidates:
+    """Per-candidate arrays used over and over by the lattice search (computed once)."""
+
+    ells: list[Ellipse]
+    centers: FloatArray  # (N, 2)
+    axes: FloatArray  # (N,) semi-major axes
+    size: FloatArray  # (N,) geometric-mean radius sqrt(a b)
+    shapes: NDArray[np.str_]  # (N,) 'circle' | 'square'
+    whitening: FloatArray  # (N, 2, 2)
+
+    @classmethod
+    def of(cls, ells: list[Ellipse]) -> _Candidates:
+        return cls(
+            ells,
+            np.array([e.center for e in ells], dtype=np.float64).reshape(-1, 2),
+            np.array([e.a for e in ells], dtype=np.float64),
+            np.array([math.sqrt(e.a * e.b) for e in ells], dtype=np.float64),
+            np.array([e.shape for e in ells]),
+            np.array([e.whitening() for e in ells], dtype=np.float64).reshape(-1, 2, 2),
+        )
+
+
+def _seed_pairs(cands: _Candidates, config: LocateConfig) -> list[tuple[int, int, float]]:
     """Pairs (i, j) whose distance, in i's whitened frame, is one lattice step."""
-    centers = np.array([e.center for e in ells])
-    axes = np.array([e.a for e in ells])
+    ells, centers, axes = cands.ells, cands.centers, cands.axes
+    residual = np.array([e.residual for e in ells])
+    ratio = np.array([e.ratio for e in ells])
     pairs: list[tuple[int, int, float]] = []
     for i, e in enumerate(ells):
-        W = e.whitening()
-        d = (centers - e.center) @ W.T
+        d = (centers - e.center) @ cands.whitening[i].T
         dist = np.hypot(d[:, 0], d[:, 1])
         size = axes / e.a
         ok = (dist >= config.min_pitch_over_radius) & (dist <= config.max_pitch_over_radius)
         ok &= (size > 1.0 / config.neighbour_size_ratio) & (size < config.neighbour_size_ratio)
-        ok &= np.array([o.shape == e.shape for o in ells])
-        for j in np.flatnonzero(ok):
-            if j != i:
-                # Better pairs first: good fits, similar shapes.
-                cost = e.residual + ells[j].residual + abs(ells[j].ratio - e.ratio)
-                pairs.append((i, int(j), cost))
+        ok &= cands.shapes == e.shape
+        ok[i] = False
+        js = np.flatnonzero(ok)
+        # Better pairs first: good fits, similar shapes.
+        cost = e.residual + residual[js] + np.abs(ratio[js] - e.ratio)
+        pairs.extend(zip([i] * len(js), js.tolist(), cost.tolist(), strict=True))
     pairs.sort(key=lambda p: p[2])
     return pairs[: config.max_seed_pairs]
 
 
 def _collect(
-    H: FloatArray, ells: list[Ellipse], centers: FloatArray, radius: float, config: LocateConfig,
+    H: FloatArray, cands: _Candidates, radius: float, config: LocateConfig,
     shape: str = "circle", reach: int = 2 * _SPAN,
 ) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
     """Candidates lying on integer nodes of the lattice ``H`` with the predicted ring size,
@@ -99,31 +122,32 @@ def _collect(
     if not usable_h(H):
         return np.zeros(0, np.int64), np.zeros((0, 2), np.int64)
     Hinv = np.linalg.inv(H)
-    g = apply_h(Hinv, centers)
+    g = apply_h(Hinv, cands.centers)
     node = np.rint(g)
     err = np.hypot(*(g - node).T)
     ok = err < config.inlier_tol_pitch
-    ok &= np.array([e.shape == shape for e in ells])
+    ok &= cands.shapes == shape
     ok &= np.all(np.abs(node) <= reach, axis=1)
     idx = np.flatnonzero(ok)
     if len(idx) == 0:
         return idx, np.zeros((0, 2), np.int64)
     # Expected ring size there: the image of a radius-sized step around the node.
     n0 = node[idx]
-    p0 = apply_h(H, n0)
-    px = apply_h(H, n0 + np.array([radius, 0.0])) - p0
-    py = apply_h(H, n0 + np.array([0.0, radius])) - p0
+    k = len(idx)
+    q = apply_h(H, np.concatenate([n0, n0 + np.array([radius, 0.0]),
+                                   n0 + np.array([0.0, radius])]))
+    px, py = q[k : 2 * k] - q[:k], q[2 * k :] - q[:k]
     expected = np.sqrt(np.abs(px[:, 0] * py[:, 1] - px[:, 1] * py[:, 0]))
-    got = np.array([math.sqrt(ells[k].a * ells[k].b) for k in idx])
-    idx = idx[np.abs(got / np.maximum(expected, 1e-9) - 1.0) < config.size_tol]
-    nodes = node[idx].astype(np.int64)
-    # One candidate per node: the closest.
-    best: dict[tuple[int, int], int] = {}
-    for k, nd in zip(idx, nodes, strict=True):
-        key = (int(nd[0]), int(nd[1]))
-        if key not in best or err[k] < err[best[key]]:
-            best[key] = int(k)
-    sel = np.array(sorted(best.values()), dtype=np.int64)
+    idx = idx[np.abs(cands.size[idx] / np.maximum(expected, 1e-9) - 1.0) < config.size_tol]
+    if len(idx) == 0:
+        return idx, np.zeros((0, 2), np.int64)
+    # One candidate per node: the closest (the first of equals).
+    nodes = node[idx]
+    order = np.lexsort((idx, err[idx], nodes[:, 1], nodes[:, 0]))
+    nd = nodes[order]
+    first = np.ones(len(order), dtype=bool)
+    first[1:] = np.any(nd[1:] != nd[:-1], axis=1)
+    sel = np.sort(idx[order[first]])
     return sel, node[sel].astype(np.int64)
 
 
@@ -147,16 +171,17 @@ def lattice_hypotheses(ells: list[Ellipse], config: LocateConfig,
     """
     if len(ells) < 2:
         return []
-    centers = np.array([e.center for e in ells])
+    cands = _Candidates.of(ells)
+    centers = cands.centers
     results: list[LatticeHypothesis] = []
     seen: set[tuple[frozenset[int], bool]] = set()
     # Seed pairs that are neighbours on a lattice already grown would grow it again.
     explained: set[tuple[int, int]] = set()
-    for i, j, _ in _seed_pairs(ells, config):
+    for i, j, _ in _seed_pairs(cands, config):
         if (i, j) in explained:
             continue
         e = ells[i]
-        W = e.whitening()
+        W = cands.whitening[i]
         Winv = np.linalg.inv(W)
         v1 = W @ (centers[j] - e.center)
         radius = 1.0 / float(np.hypot(*v1))
@@ -165,10 +190,10 @@ def lattice_hypotheses(ells: list[Ellipse], config: LocateConfig,
         # Grow the lattice from the seed: perspective bends it away from the seed pair's
         # affine guess, so candidates are gathered one step further at a time and the
         # lattice refitted to them (a homography from 4 nodes on, else an affine map).
-        idx, nodes = _collect(H, ells, centers, radius, config, e.shape, reach=1)
+        idx, nodes = _collect(H, cands, radius, config, e.shape, reach=1)
         for reach in (1, 2, 3, 2 * _SPAN):
             if reach > 1:
-                idx, nodes = _collect(H, ells, centers, radius, config, e.shape, reach=reach)
+                idx, nodes = _collect(H, cands, radius, config, e.shape, reach=reach)
             Hn = _refit(nodes, centers[idx])
             if Hn is not None:
                 H = Hn
@@ -180,11 +205,11 @@ def lattice_hypotheses(ells: list[Ellipse], config: LocateConfig,
         for k, (Hv, rv) in enumerate(variants):
             if k > 0:
                 for _ in range(2):
-                    idx, nodes = _collect(Hv, ells, centers, rv, config, e.shape)
+                    idx, nodes = _collect(Hv, cands, rv, config, e.shape)
                     Hn = _refit(nodes, centers[idx])
                     if Hn is not None:
                         Hv = Hn
-            hyp = _finish(Hv, rv, ells, centers, config, e.shape, seen, explained, k > 0)
+            hyp = _finish(Hv, rv, cands, config, e.shape, seen, explained, k > 0)
             if hyp is not None:
                 results.append(hyp)
     results.sort(key=lambda h: -h.inliers)
@@ -199,14 +224,14 @@ def lattice_hypotheses(ells: list[Ellipse], config: LocateConfig,
     return distinct
 
 
-def _finish(H: FloatArray, radius: float, ells: list[Ellipse], centers: FloatArray,
-            config: LocateConfig, shape: str, seen: set[tuple[frozenset[int], bool]],
+def _finish(H: FloatArray, radius: float, cands: _Candidates, config: LocateConfig,
+            shape: str, seen: set[tuple[frozenset[int], bool]],
             explained: set[tuple[int, int]], densified: bool) -> LatticeHypothesis | None:
     """The hypothesis of a grown lattice, or None when it is too small, already known, or
     bigger than a board. Marks the neighbouring pairs of a large lattice as ``explained``.
     A densified lattice (see ``lattice_hypotheses``) may hold the same candidates as the
     lattice it came from and is still a different hypothesis."""
-    idx, nodes = _collect(H, ells, centers, radius, config, shape)
+    idx, nodes = _collect(H, cands, radius, config, shape)
     if len(idx) >= config.explaining_inliers:
         steps = np.abs(nodes[:, None, :] - nodes[None, :, :]).sum(axis=2)
         for a, b in zip(*np.nonzero(steps == 1), strict=True):
