@@ -75,9 +75,35 @@ def ring_masks(gray: NDArray[np.uint8], config: LocateConfig) -> list[NDArray[np
     dark = cv2.adaptiveThreshold(
         gray, 255, cv2.ADAPTIVE_THRESH_MEAN_C, cv2.THRESH_BINARY_INV, block, config.line_offset
     )
-    hi = float(np.percentile(gray, 90) - np.percentile(gray, 10))
+    p10, p90 = _percentiles(gray, (10.0, 90.0))
+    hi = p90 - p10
     edges = cv2.Canny(gray, max(8.0, 0.15 * hi), max(16.0, 0.4 * hi), L2gradient=True)
     return [bright, dark, edges]
+
+
+def _median(values: FloatArray) -> float:
+    """``np.median`` of a short 1-D array, by partial sorting (a fraction of its cost)."""
+    n = len(values)
+    k = n // 2
+    if n % 2:
+        return float(np.partition(values, k)[k])
+    part = np.partition(values, (k - 1, k))
+    return float(0.5 * (part[k - 1] + part[k]))
+
+
+def _percentiles(gray: NDArray[np.uint8], qs: tuple[float, ...]) -> list[float]:
+    """``np.percentile`` (linear interpolation) of a uint8 image, from its histogram."""
+    cum = np.cumsum(np.bincount(gray.ravel(), minlength=256))
+    n = int(cum[-1])
+    out = []
+    for q in qs:
+        pos = (n - 1) * q / 100.0
+        lo = math.floor(pos)
+        # Value of the k-th smallest pixel (0-based): the first level whose count exceeds k.
+        v_lo = int(np.searchsorted(cum, lo, side="right"))
+        v_hi = int(np.searchsorted(cum, min(lo + 1, n - 1), side="right"))
+        out.append(v_lo + (pos - lo) * (v_hi - v_lo))
+    return out
 
 
 def fit_ellipse(points: FloatArray, config: LocateConfig) -> Ellipse | None:
@@ -105,17 +131,20 @@ def fit_ellipse(points: FloatArray, config: LocateConfig) -> Ellipse | None:
         return None
     c, s = math.cos(theta), math.sin(theta)
     d = points - np.array([cx, cy])
-    x = (d[:, 0] * c + d[:, 1] * s) / a
-    y = (-d[:, 0] * s + d[:, 1] * c) / b
-    r = np.hypot(x, y)
-    # Deviation in pixels along the radius, relative to the mean radius.
+    # The points in the ellipse's frame, scaled so that the ellipse is the unit circle.
+    xy = d @ np.array([[c / a, -s / b], [s / a, c / b]])
+    x, y = xy[:, 0], xy[:, 1]
+    r = np.sqrt(x * x + y * y)
+    # Deviation in pixels along the radius (the point's distance from the centre times its
+    # relative radial deviation), relative to the mean radius.
     scale = math.sqrt(a * b)
-    dev_px = np.abs(r - 1.0) * np.hypot(x * a, y * b) / np.maximum(r, 1e-9)
-    residual = float(np.median(dev_px)) / scale
+    dev_px = np.abs(r - 1.0) * np.sqrt((d * d).sum(axis=1)) / np.maximum(r, 1e-9)
+    residual = _median(dev_px) / scale
     if residual > max(config.max_fit_residual, config.min_residual_px / scale):
         return None
     bins = ((np.arctan2(y, x) + math.pi) / (2 * math.pi) * _COVERAGE_BINS).astype(np.int64)
-    coverage = len(np.unique(np.clip(bins, 0, _COVERAGE_BINS - 1))) / _COVERAGE_BINS
+    hist = np.bincount(np.clip(bins, 0, _COVERAGE_BINS - 1), minlength=_COVERAGE_BINS)
+    coverage = int(np.count_nonzero(hist)) / _COVERAGE_BINS
     if coverage < config.min_angle_coverage:
         return None
     return Ellipse(np.array([cx, cy]), a, b, theta, points, residual, coverage)
@@ -164,7 +193,9 @@ def _box_filter(stats: NDArray[np.int32], config: LocateConfig) -> NDArray[np.bo
 
 def _line_loops(mask: NDArray[np.uint8], config: LocateConfig) -> list[Ellipse]:
     """Ellipses fitted to the pixels of thin loop-shaped components (ring lines)."""
-    _, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
+    # Grana's block-based labelling: the fastest of OpenCV's 8-connected algorithms here.
+    _, labels, stats, _ = cv2.connectedComponentsWithStatsWithAlgorithm(
+        mask, 8, cv2.CV_32S, cv2.CCL_GRANA)
     w = stats[:, cv2.CC_STAT_WIDTH].astype(np.float64)
     h = stats[:, cv2.CC_STAT_HEIGHT].astype(np.float64)
     area = stats[:, cv2.CC_STAT_AREA].astype(np.float64)
