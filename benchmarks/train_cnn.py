@@ -23,7 +23,14 @@ import numpy as np
 
 from vision.evaluation.labels import load_label
 from vision.learn.cnn import DEFAULT_CNN_PATH, ConvCellModel, ConvNet
-from vision.learn.dataset import OUTPUTS, JitterConfig, cell_targets, jitter_view
+from vision.learn.dataset import (
+    OUTPUTS,
+    REQUIRED_OUTPUTS,
+    JitterConfig,
+    cell_targets,
+    decode_top_size,
+    jitter_view,
+)
 from vision.learn.patches import PATCH_CHANNELS, PATCH_SCALARS, PatchConfig, cell_patches
 
 FIRST_SEED = 100000
@@ -50,7 +57,14 @@ def extract(paths: list[Path], *, jitters: int, seed: int, cfg: PatchConfig,
     poses jittered the way the board finder errs. Cached as float16 in ``cache``."""
     if cache is not None and cache.exists():
         with np.load(cache) as d:
-            return {k: d[k] for k in d.files}
+            out = {k: d[k] for k in d.files}
+        if out["y"].shape[1] != len(OUTPUTS):
+            # Cached before an output was added: the patches stand, the targets are redone.
+            out["y"], out["w"] = targets(paths, jitters=jitters)
+            if len(out["y"]) != len(out["images"]):
+                raise SystemExit(f"{cache}: {len(out['images'])} cached cells but "
+                                 f"{len(out['y'])} targets; delete the cache")
+        return out
     rng = np.random.default_rng(seed)
     imgs, scal, ys, ws = [], [], [], []
     t0 = time.perf_counter()
@@ -78,6 +92,20 @@ def extract(paths: list[Path], *, jitters: int, seed: int, cfg: PatchConfig,
     if cache is not None:
         np.savez(cache, **out)  # type: ignore[arg-type]
     return out
+
+
+def targets(paths: list[Path], *, jitters: int) -> tuple[np.ndarray, np.ndarray]:
+    """Targets and weights of every cached cell (the images ``extract`` kept, each
+    ``1 + jitters`` times), recomputed from the labels."""
+    ys, ws = [], []
+    for path in paths:
+        label = load_label(path)
+        if label.board_view is None or not label.image_path.exists():
+            continue
+        y, w = cell_targets(label)
+        ys += [y] * (1 + jitters)
+        ws += [w] * (1 + jitters)
+    return np.concatenate(ys), np.concatenate(ws)
 
 
 def build_torch_net(cfg: PatchConfig, widths: tuple[int, ...], hidden: int):
@@ -113,16 +141,28 @@ def mirror_torch(x, size: int):
     return x.reshape(n, c, h, 2, size).flip(-1).reshape(n, c, h, 2 * size)
 
 
-def augment(x, gen):
+def augment(x, gen, strength: int = 1):
     """Photometric changes a real camera and lamp make and our renderer may not: contrast of
     the lightness and of the colour (both relative to the board), a lightness offset, and a
-    little defocus blur (a 3x3 kernel of random width)."""
+    little defocus blur (a 3x3 kernel of random width); with ``strength`` 2 also a wider
+    lightness offset, a colour offset and stronger noise."""
     import torch
 
     n = len(x)
-    rand = torch.rand(n, 4, generator=gen)
-    x[:, 0] = x[:, 0] * (0.75 + 0.5 * rand[:, 0, None, None]) + 0.1 * (rand[:, 1, None, None] - 0.5)
+    rand = torch.rand(n, 7, generator=gen)
+    # Lightness contrast and offset: +-2 L units of board-colour error or uneven light (as
+    # before), up to +-4 L units with --augment 2.
+    x[:, 0] = (x[:, 0] * (0.75 + 0.5 * rand[:, 0, None, None])
+               + strength * 0.1 * (rand[:, 1, None, None] - 0.5))
     x[:, 1:3] = x[:, 1:3] * (0.7 + 0.6 * rand[:, 2, None, None, None])
+    if strength > 1:
+        # A white balance that differs between the board and the pieces (mixed lamps, a
+        # coloured board tinting its surroundings): a and b shift by up to +-2 Lab units.
+        x[:, 1] += 0.1 * (rand[:, 4, None, None] - 0.5)
+        x[:, 2] += 0.1 * (rand[:, 5, None, None] - 0.5)
+        # Sensor noise of a dim scene: up to 2 Lab units per sample, more than the renders'.
+        x[:, :3] += (0.05 * rand[:, 6, None, None, None]) * torch.randn(
+            x[:, :3].shape, generator=gen)
     blur = rand[:, 3] < 0.5
     if blur.any():
         sigma = 0.4 + 0.6 * torch.rand(int(blur.sum()), generator=gen)
@@ -184,6 +224,17 @@ def figures(name: str, p: np.ndarray, y: np.ndarray, w: np.ndarray) -> None:
           + f"; pieces any attribute wrong {100 * wrong.mean():.2f}% (independent)", flush=True)
 
 
+def size_figures(p: np.ndarray, y: np.ndarray, w: np.ndarray) -> None:
+    """Error of the predicted apparent top size (log units: 0.05 is 5 %)."""
+    k = OUTPUTS.index("top_size")
+    m = w[:, k] > 0
+    if not m.any():
+        return
+    err = decode_top_size(p[m, k]) - decode_top_size(y[m, k])
+    print(f"  top_size: median |error| {np.median(np.abs(err)):.4f}, "
+          f"bias {np.median(err):+.4f} (log units, {int(m.sum())} tops)", flush=True)
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--data", type=Path, default=Path("/tmp/learn-data/train"))
@@ -194,8 +245,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--widths", type=str, default="16,32,64,64")
     ap.add_argument("--hidden", type=int, default=128)
     ap.add_argument("--threads", type=int, default=2)
-    ap.add_argument("--augment", action="store_true",
-                    help="photometric augmentation (contrast, lightness, defocus)")
+    ap.add_argument("--augment", type=int, nargs="?", const=1, default=0,
+                    help="photometric augmentation: 1 contrast, lightness, defocus; 2 also "
+                         "colour offsets and stronger noise")
+    ap.add_argument("--size-weight", type=float, default=8.0,
+                    help="loss weight of the top_size output against one attribute's")
     ap.add_argument("--cache", type=Path, default=Path("/tmp/learn-data/cnn-cache"))
     ap.add_argument("--out", type=Path, default=DEFAULT_CNN_PATH)
     args = ap.parse_args(argv)
@@ -250,6 +304,7 @@ def main(argv: list[str] | None = None) -> int:
         net.train()
         return z.numpy()
 
+    n_cls = len(REQUIRED_OUTPUTS)
     t0 = time.perf_counter()
     for epoch in range(args.epochs):
         order = torch.randperm(len(y_tr), generator=gen)
@@ -260,12 +315,16 @@ def main(argv: list[str] | None = None) -> int:
             flip = torch.rand(len(idx), generator=gen) < 0.5
             x[flip] = mirror_torch(x[flip], cfg.size)
             if args.augment:
-                x = augment(x, gen)
+                x = augment(x, gen, args.augment)
             x[:, :3] += 0.02 * torch.randn(x[:, :3].shape, generator=gen)
-            # Soft targets pulled 1% towards 0.5: no output is ever certain.
-            y = y_tr[idx] * 0.98 + 0.01
+            # Soft targets pulled 1% towards 0.5: no output is ever certain (top_size is a
+            # measurement, not a class: kept as it is, and weighted by --size-weight).
+            y = y_tr[idx].clone()
+            y[:, :n_cls] = y[:, :n_cls] * 0.98 + 0.01
+            w = w_tr[idx].clone()
+            w[:, n_cls:] *= args.size_weight
             loss = torch.nn.functional.binary_cross_entropy_with_logits(
-                net(x, s_tr[idx]), y, weight=w_tr[idx], reduction="sum") / w_tr[idx].sum()
+                net(x, s_tr[idx]), y, weight=w, reduction="sum") / w_tr[idx, :n_cls].sum()
             opt.zero_grad()
             loss.backward()
             opt.step()
@@ -276,17 +335,21 @@ def main(argv: list[str] | None = None) -> int:
               f"loss {weighted_bce(z, va['y'], va['w']):.4f} "
               f"({time.perf_counter() - t0:.0f} s)", flush=True)
         figures("  validation", 1 / (1 + np.exp(-z)), va["y"], va["w"])
+        size_figures(1 / (1 + np.exp(-z)), va["y"], va["w"])
     net.eval()
     z = val_logits()
     temp = temperatures(z, va["y"], va["w"])
+    temp[len(REQUIRED_OUTPUTS):] = 1.0  # top_size is a measurement: its scale is its meaning
     print("temperatures: " + ", ".join(f"{o}={t:.2f}" for o, t in zip(OUTPUTS, temp, strict=True)))
     folded = fold(net, temp)
     info = {"train_images": len(train), "validation_seeds": [VAL_SEEDS.start, VAL_SEEDS.stop - 1],
             "jitters": args.jitters, "epochs": args.epochs, "widths": list(widths),
-            "hidden": args.hidden, "augment": args.augment}
+            "hidden": args.hidden, "augment": args.augment,
+            "size_weight": args.size_weight}
     model = ConvCellModel((folded,), cfg, OUTPUTS, info, mirror_average=False)
     p = model.predict_patches(va["images"].astype(np.float32), va["scalars"])
     figures("validation (folded numpy network, calibrated)", p, va["y"], va["w"])
+    size_figures(p, va["y"], va["w"])
     model.save(args.out)
     print(f"saved {args.out} ({args.out.stat().st_size / 1e6:.2f} MB)")
     return 0

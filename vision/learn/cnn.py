@@ -22,7 +22,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from vision.geometry.board_view import BoardView
-from vision.learn.dataset import OUTPUTS
+from vision.learn.dataset import OUTPUTS, REQUIRED_OUTPUTS
 from vision.learn.patches import (
     PATCH_CHANNELS,
     PATCH_SCALARS,
@@ -184,16 +184,16 @@ def load_cnn(path: str | Path | None = None) -> ConvCellModel:
         outputs = tuple(meta["outputs"])
     except (OSError, KeyError, ValueError, TypeError) as exc:
         raise CnnModelError(f"{path}: cannot load the cell model: {exc}") from exc
-    if outputs != OUTPUTS:
+    if outputs not in (OUTPUTS, REQUIRED_OUTPUTS):
         raise CnnModelError(f"{path}: outputs {outputs} do not match this code's {OUTPUTS}")
     if not nets:
         raise CnnModelError(f"{path}: no network")
     side = 2 * patches.size
     final = side // 2 ** (meta["convs"] - 1)
     for net in nets:
-        if net.convs[0][0].shape[1] != PATCH_CHANNELS or net.n_outputs != len(OUTPUTS):
+        if net.convs[0][0].shape[1] != PATCH_CHANNELS or net.n_outputs != len(outputs):
             raise CnnModelError(f"{path}: a network does not take {PATCH_CHANNELS} channels "
-                                f"or give {len(OUTPUTS)} outputs")
+                                f"or give {len(outputs)} outputs")
         n_in = net.convs[-1][0].shape[0] * final * final + len(PATCH_SCALARS)
         if net.hidden[0].shape[1] != n_in:
             raise CnnModelError(f"{path}: hidden layer takes {net.hidden[0].shape[1]} inputs; "

@@ -3,7 +3,63 @@ image is sampled is ``vision.learn.patches.PatchConfig``, stored with the model 
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, field, fields
+
+
+@dataclass(frozen=True)
+class BoardHeightConfig:
+    """Knobs of the board-level height evidence (``vision.learn.board_heights``)."""
+
+    #: Log-odds weight of the evidence added to the network's P(tall) (0 switches it off).
+    #: Chosen on the validation renders (seeds 102250-102499), never on the evaluation sets.
+    weight: float = 1.0
+    #: Standard deviation of the network's log apparent-size error between the pieces of one
+    #: board (0.03 = 3 %), measured on the validation renders.
+    size_noise: float = 0.03
+    #: Share of measurements that are simply wrong (a hand, a neighbour's top, glare): such a
+    #: measurement is equally likely under every hypothesis, so one outlier cannot decide.
+    outlier_rate: float = 0.05
+    #: Round top width in cell-ring diameters: sets fill 50-70 % of the ring.
+    width_range: tuple[float, float] = (0.50, 0.72)
+    #: Step of the width grid, log units (1 %).
+    width_step: float = 0.01
+    #: Square side / round diameter of one set.
+    square_ratio_range: tuple[float, float] = (0.93, 1.0)
+    #: Short height / round width (Gigamic about 1.2; our renders 1.0-1.5).
+    short_width_range: tuple[float, float] = (1.0, 1.5)
+    #: Tall height / short height.
+    tall_short_range: tuple[float, float] = (1.5, 2.1)
+    #: A top is measured only when the network predicts at least this share of it in view
+    #: (the share the size was taught on).
+    min_top_visible: float = 0.5
+    #: The others' P(tall) is kept within [floor, 1 - floor] (a wrong read must not pin the set).
+    prior_floor: float = 0.05
+    #: The evidence is clipped to +- this many log-odds units.
+    max_evidence: float = 6.0
+
+    def __post_init__(self) -> None:
+        if self.weight < 0 or self.size_noise <= 0 or self.width_step <= 0:
+            raise ValueError("weight must be >= 0 and size_noise, width_step positive, got "
+                             f"{self.weight!r}, {self.size_noise!r}, {self.width_step!r}")
+        for name in ("width_range", "square_ratio_range", "short_width_range",
+                     "tall_short_range"):
+            lo, hi = getattr(self, name)
+            if not 0 < lo <= hi:
+                raise ValueError(f"{name} must be (low, high) with 0 < low <= high, got "
+                                 f"{(lo, hi)!r}")
+        if not 0.0 <= self.min_top_visible <= 1.0:
+            raise ValueError(f"min_top_visible must be within [0, 1], got "
+                             f"{self.min_top_visible!r}")
+        if not 0.0 < self.outlier_rate < 1.0:
+            raise ValueError(f"outlier_rate must be within (0, 1), got {self.outlier_rate!r}")
+        if not 0.0 < self.prior_floor < 0.5 or self.max_evidence <= 0:
+            raise ValueError(f"prior_floor must be within (0, 0.5) and max_evidence positive, "
+                             f"got {self.prior_floor!r}, {self.max_evidence!r}")
+
+    def tallest_m(self, ring_diameter_m: float) -> float:
+        """The tallest piece any hypothesis allows, metres."""
+        return (self.width_range[1] * self.short_width_range[1] * self.tall_short_range[1]
+                * ring_diameter_m)
 
 
 @dataclass(frozen=True)
@@ -23,11 +79,17 @@ class LearnedReaderConfig:
     #: Odds are kept inside [p_floor, 1 - p_floor] before joint decoding: a model is never
     #: surer than its validation error rate allows.
     p_floor: float = 0.005
+    #: Short or tall from the sizes of all the tops on the board (used when the model has a
+    #: ``top_size`` output).
+    board_heights: BoardHeightConfig = field(default_factory=BoardHeightConfig)
 
     def __post_init__(self) -> None:
         for f in fields(self):
+            if f.name == "board_heights":
+                continue
             value = getattr(self, f.name)
             if not 0.0 <= value <= 1.0:
                 raise ValueError(f"{f.name} must be within [0, 1], got {value!r}")
         if self.p_floor >= 0.5:
             raise ValueError(f"p_floor must be below 0.5, got {self.p_floor!r}")
+

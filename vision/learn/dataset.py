@@ -20,7 +20,41 @@ from vision.rules.pieces import ATTRIBUTES, VALUES
 
 #: The classifier's outputs, in column order: P(occupied), P(second value) of each attribute
 #: (dark, square, tall, hollow), and the predicted shares of the piece and of its top in view.
-OUTPUTS: tuple[str, ...] = ("occupied", *ATTRIBUTES, "visible", "top_visible")
+REQUIRED_OUTPUTS: tuple[str, ...] = ("occupied", *ATTRIBUTES, "visible", "top_visible")
+#: All outputs of a current model: the required ones, then ``top_size``, the apparent size of
+#: the piece's top (see :func:`encode_top_size`), which lets the reader compare the pieces of
+#: one board (``vision.learn.board_heights``). Models without it still load.
+OUTPUTS: tuple[str, ...] = (*REQUIRED_OUTPUTS, "top_size")
+
+#: ``top_size`` is the natural log of the top's apparent width (round diameter or square side)
+#: as projected onto the board plane from the camera, in cell-ring diameters, mapped linearly
+#: from this range onto [0, 1] (so that the network's sigmoid can carry it). The width is 0.54
+#: to 0.66 ring diameters; perspective enlarges a top 3 to 50 % over its true width.
+TOP_SIZE_LOG_RANGE: tuple[float, float] = (-0.8, 0.2)
+
+
+def encode_top_size(log_size: NDArray[np.float64] | float) -> NDArray[np.float64]:
+    """Log apparent top width (ring diameters) -> the ``top_size`` output's [0, 1] scale."""
+    lo, hi = TOP_SIZE_LOG_RANGE
+    return np.clip((np.asarray(log_size, np.float64) - lo) / (hi - lo), 0.0, 1.0)
+
+
+def decode_top_size(value: NDArray[np.float64] | float) -> NDArray[np.float64]:
+    """The ``top_size`` output -> log apparent top width in ring diameters."""
+    lo, hi = TOP_SIZE_LOG_RANGE
+    return lo + np.asarray(value, np.float64) * (hi - lo)
+
+
+def apparent_top_log_size(width_m: float, top_height_m: float, camera_height_m: float,
+                          ring_diameter_m: float) -> float:
+    """Log of the width of a top at ``top_height_m`` seen from a camera ``camera_height_m``
+    above the board, projected onto the board plane (central projection from the camera
+    centre scales a horizontal plane at height h by C / (C - h)), in ring diameters."""
+    if camera_height_m <= top_height_m or width_m <= 0 or ring_diameter_m <= 0:
+        raise ValueError(f"camera height {camera_height_m!r} m must exceed the top's "
+                         f"{top_height_m!r} m, and widths must be positive")
+    scale = camera_height_m / (camera_height_m - top_height_m)
+    return float(np.log(width_m * scale / ring_diameter_m))
 
 
 @dataclass(frozen=True)
@@ -70,6 +104,7 @@ def cell_targets(
 ) -> tuple[NDArray[np.float32], NDArray[np.float32]]:
     """(16, len(OUTPUTS)) targets and weights of one label's cells (``ALL_CELLS`` order)."""
     cfg = cfg or TargetConfig()
+    size = _top_sizes(label)
     if len(label.cells) != 16:
         raise ValueError(f"{label.path}: expected 16 cells, got {len(label.cells)}")
     y = np.zeros((16, len(OUTPUTS)), np.float32)
@@ -89,4 +124,28 @@ def cell_targets(
         y[i, 5] = c.visible_fraction
         y[i, 6] = c.top_visible_fraction
         w[i, 5] = w[i, 6] = 1.0
+        if size is not None and c.top_visible_fraction >= cfg.min_top_visible:
+            y[i, 7] = size[c.piece.value("shape")][c.piece.value("height")]
+            w[i, 7] = 1.0
     return y, w
+
+
+def _top_sizes(label: Label) -> dict[str, dict[str, float]] | None:
+    """Encoded ``top_size`` target of each (shape, height) of the label's piece set, or None
+    when the label does not give the set's sizes (then the output is not taught)."""
+    pset = label.raw.get("pieces_set")
+    if not isinstance(pset, dict) or label.board_view is None:
+        return None
+    try:
+        widths = {"round": float(pset["round_diameter_m"]),
+                  "square": float(pset["square_side_m"])}
+        heights = {"short": float(pset["short_height_m"]), "tall": float(pset["tall_height_m"])}
+    except (KeyError, TypeError, ValueError):
+        return None
+    cam_z = float(label.board_view.camera.pose.camera_center[2])
+    ring = label.board_view.spec.cell_diameter_m
+    return {
+        shape: {h: float(encode_top_size(apparent_top_log_size(wd, hh, cam_z, ring)))
+                for h, hh in heights.items()}
+        for shape, wd in widths.items()
+    }

@@ -16,8 +16,10 @@ import numpy as np
 from numpy.typing import NDArray
 
 from vision.geometry.board_view import BoardView
+from vision.learn.board_heights import board_height_evidence
 from vision.learn.cnn import ConvCellModel, default_cnn
 from vision.learn.config import LearnedReaderConfig
+from vision.learn.dataset import decode_top_size
 from vision.read.decode import decode_pieces
 from vision.read.observation import CellReading, Observation
 from vision.rules.board import ALL_CELLS
@@ -31,6 +33,29 @@ def predict_cells(
 ) -> NDArray[np.float32]:
     """(16, len(model.outputs)) calibrated probabilities of every cell (``ALL_CELLS`` order)."""
     return (model or default_cnn()).predict(frame_bgr, view)[0]
+
+
+def _with_board_heights(
+    raw: NDArray[np.float32], prob: NDArray[np.float64], col: dict[str, int], view: BoardView,
+    cfg: LearnedReaderConfig,
+) -> NDArray[np.float64]:
+    """P(tall) of every cell with the evidence of the other tops' sizes added
+    (``vision.learn.board_heights``); cells without a measured top keep theirs."""
+    p_tall = prob[:, col["height"]]
+    usable = ((prob[:, col["occupied"]] >= cfg.occupied_threshold)
+              & (prob[:, col["top_visible"]] >= cfg.board_heights.min_top_visible)
+              & (prob[:, col["visible"]] >= cfg.min_visible))
+    evidence = board_height_evidence(
+        decode_top_size(raw[:, col["top_size"]].astype(np.float64)),
+        prob[:, col["shape"]] >= 0.5,
+        p_tall,
+        usable,
+        camera_height_m=float(view.camera.pose.camera_center[2]),
+        ring_diameter_m=view.spec.cell_diameter_m,
+        config=cfg.board_heights,
+    )
+    z = np.log(p_tall / (1.0 - p_tall)) + cfg.board_heights.weight * evidence
+    return np.asarray(np.clip(1.0 / (1.0 + np.exp(-z)), cfg.p_floor, 1.0 - cfg.p_floor))
 
 
 def read_cells_learned(
@@ -69,6 +94,8 @@ def read_cells_learned(
     raw, centers_px = m.predict(frame_bgr, view)
     prob = np.clip(raw.astype(np.float64), cfg.p_floor, 1.0 - cfg.p_floor)
     col = {name: m.column(name) for name in m.outputs}
+    if "top_size" in col and cfg.board_heights.weight > 0:
+        prob[:, col["height"]] = _with_board_heights(raw, prob, col, view, cfg)
     odds: list[dict[str, float | None]] = []
     for i in range(len(ALL_CELLS)):
         cell_odds: dict[str, float | None] = {a: float(prob[i, col[a]]) for a in ATTRIBUTES}
