@@ -228,13 +228,16 @@ def _finish(H: FloatArray, radius: float, cands: _Candidates, config: LocateConf
             shape: str, seen: set[tuple[frozenset[int], bool]],
             explained: set[tuple[int, int]], densified: bool) -> LatticeHypothesis | None:
     """The hypothesis of a grown lattice, or None when it is too small, already known, or
-    bigger than a board. Marks the neighbouring pairs of a large lattice as ``explained``.
+    bigger than a board. Marks the neighbouring pairs of a large lattice as ``explained``:
+    along an axis (they would grow it again) and, when it is a board-sized hypothesis, along
+    a diagonal (they would grow its half-density sub-lattice, whose full grid is this one).
     A densified lattice (see ``lattice_hypotheses``) may hold the same candidates as the
     lattice it came from and is still a different hypothesis."""
     idx, nodes = _collect(H, cands, radius, config, shape)
-    if len(idx) >= config.explaining_inliers:
-        steps = np.abs(nodes[:, None, :] - nodes[None, :, :]).sum(axis=2)
-        for a, b in zip(*np.nonzero(steps == 1), strict=True):
+    big = len(idx) >= config.explaining_inliers
+    step = np.abs(nodes[:, None, :] - nodes[None, :, :])
+    if big:
+        for a, b in zip(*np.nonzero(step.sum(axis=2) == 1), strict=True):
             explained.add((int(idx[a]), int(idx[b])))
     if len(idx) < config.min_lattice_inliers:
         return None
@@ -245,10 +248,13 @@ def _finish(H: FloatArray, radius: float, cands: _Candidates, config: LocateConf
     inside = _best_window_mask(nodes)
     if (~inside).sum() > config.max_outside_inliers:
         return None  # a lattice bigger than 4x4 (a tablecloth, tiles): not a Quarto grid
-    nodes = nodes[inside]
-    if len(nodes) < config.min_lattice_inliers:
+    if inside.sum() < config.min_lattice_inliers:
         return None
-    return LatticeHypothesis(H, nodes, len(idx), radius, shape)
+    if big:
+        diagonal = (step[:, :, 0] == 1) & (step[:, :, 1] == 1)
+        for a, b in zip(*np.nonzero(diagonal), strict=True):
+            explained.add((int(idx[a]), int(idx[b])))
+    return LatticeHypothesis(H, nodes[inside], len(idx), radius, shape)
 
 
 def _refit(nodes: NDArray[np.int64], centers: FloatArray) -> FloatArray | None:
