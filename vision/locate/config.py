@@ -131,6 +131,10 @@ class LocateConfig:
     full_res_reaches_px: tuple[float, ...] = (2.0, 1.5)
     #: Smoothing of the full-resolution image before reading edge profiles, pixels.
     full_smooth_sigma_px: float = 1.5
+    #: Margin (pixels) around the grid's extent kept for the full-resolution fit: the edge
+    #: search reach and profile padding (about 5 px) plus the smoothing's support (3 sigma)
+    #: plus the grid's move during the fit, with room to spare.
+    full_res_margin_px: float = 16.0
     #: Weakest intensity step (grey levels per pixel) taken as a ring edge: above sensor
     #: noise after smoothing, below the contrast of a faint engraved ring.
     min_edge_step: float = 2.0

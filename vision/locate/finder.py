@@ -248,22 +248,45 @@ def find_board(
     # Full resolution: same fit, short reaches, for sub-pixel centres.
     S = np.diag([1.0 / scale, 1.0 / scale, 1.0])
     H = S @ H_work
-    full_f = cv2.GaussianBlur(gray.astype(np.float32), (0, 0), config.full_smooth_sigma_px)
+    # Only the grid's surroundings are smoothed and read (the board is often a small part
+    # of the frame); T maps frame pixels to pixels of that window.
+    x0, y0, x1, y1 = _grid_window(H, (w, h), config.full_res_margin_px)
+    T = np.array([[1.0, 0.0, -x0], [0.0, 1.0, -y0], [0.0, 0.0, 1.0]])
+    full_f = cv2.GaussianBlur(gray[y0:y1, x0:x1].astype(np.float32), (0, 0),
+                              config.full_smooth_sigma_px)
     full_edge = replace(edge, line_halfwidth_px=edge.line_halfwidth_px / scale)
     if scale < 1.0:
-        H, radius, _, _ = fit_rings(full_f, H, radius, config.full_res_reaches_px, full_edge)
+        H_win, radius, _, _ = fit_rings(full_f, T @ H, radius, config.full_res_reaches_px,
+                                        full_edge)
+        H = np.linalg.inv(T) @ H_win
         if not plausible_grid(H, (w, h), config.min_ring_axis_px, config.max_foreshortening):
             return BoardNotFound("grid fit degenerated at full resolution")
     view: BoardView | None = None
     for _round in range(config.camera_rounds):
         # Match the ring edges to the current model, fit the camera to them; the camera's
         # own grid then gathers the next matches.
-        corr = edge_correspondences(full_f, H, radius, config.full_res_reaches_px[-1],
-                                    full_edge)
+        grid_pts, img_pts = edge_correspondences(full_f, T @ H, radius,
+                                                 config.full_res_reaches_px[-1], full_edge)
         view, H = build_view(H, radius, lay, (w, h), intrinsics, config,
-                             min(1.0, score / config.full_score), corr)
+                             min(1.0, score / config.full_score),
+                             (grid_pts, img_pts + np.array([x0, y0], dtype=np.float64)))
     assert view is not None
     return view
+
+
+def _grid_window(H: FloatArray, size_wh: tuple[int, int], margin_px: float,
+                 ) -> tuple[int, int, int, int]:
+    """Pixel box (x0, y0, x1, y1) holding the grid extended by one cell on every side (the
+    cell outlines reach half a cell beyond the outer centres), plus ``margin_px``."""
+    w, h = size_wh
+    ext = apply_h(H, np.array([[-1.0, -1.0], [4.0, -1.0], [4.0, 4.0], [-1.0, 4.0]]))
+    if not np.all(np.isfinite(ext)):
+        return 0, 0, w, h
+    lo = np.floor(ext.min(axis=0) - margin_px)
+    hi = np.ceil(ext.max(axis=0) + margin_px)
+    x0, y0 = int(np.clip(lo[0], 0, w - 1)), int(np.clip(lo[1], 0, h - 1))
+    x1, y1 = int(np.clip(hi[0], x0 + 1, w)), int(np.clip(hi[1], y0 + 1, h))
+    return x0, y0, x1, y1
 
 
 def build_view(
