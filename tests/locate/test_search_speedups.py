@@ -1,0 +1,97 @@
+"""The shortcuts that make the board search cheap give the same answers as the plain way."""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+import pytest
+
+from vision.locate import LocateConfig
+from vision.locate.candidates import _enclosed_regions, _median, _percentiles
+from vision.locate.finder import _grid_window
+from vision.locate.fit import ring_model_points
+from vision.locate.lattice import _Candidates, _seed_pairs, apply_h, lattice_hypotheses
+
+H_GRID = np.array([[60.0, 14.0, 300.0], [-5.0, 30.0, 200.0], [0.0004, 0.0009, 1.0]])
+
+
+@pytest.mark.parametrize("n", [12, 13, 64, 161])
+def test_median_by_partial_sort_equals_numpy(n):
+    values = np.random.default_rng(n).random(n)
+    assert _median(values) == np.median(values)
+
+
+def test_percentiles_from_the_histogram_equal_numpy():
+    rng = np.random.default_rng(3)
+    for levels in (256, 17, 2):
+        image = (rng.integers(0, 256, (41, 67)) * levels // 256).astype(np.uint8)
+        got = _percentiles(image, (10.0, 50.0, 90.0))
+        assert np.allclose(got, np.percentile(image, [10.0, 50.0, 90.0]))
+
+
+def _ring_mask(center: tuple[int, int], axes: tuple[int, int], size_wh=(200, 120)) -> np.ndarray:
+    mask = np.zeros((size_wh[1], size_wh[0]), np.uint8)
+    cv2.ellipse(mask, (center, axes, 20.0), 255, 1)
+    return mask
+
+
+def test_enclosed_region_of_a_ring_line_is_its_inside():
+    ells = _enclosed_regions(_ring_mask((100, 60), (60, 36)), LocateConfig())
+    assert len(ells) == 1
+    e = ells[0]
+    assert np.allclose(e.center, [100, 60], atol=1.0)
+    # The inside of a one-pixel line: the ellipse's semi-axes less about a pixel.
+    assert 28.0 < e.a < 30.5 and 16.0 < e.b < 18.5
+
+
+def test_region_cut_by_the_image_border_is_not_enclosed():
+    # The same ring, half outside the image: its inside is open to the border.
+    assert _enclosed_regions(_ring_mask((100, 2), (60, 36)), LocateConfig()) == []
+
+
+def test_island_inside_a_ring_does_not_replace_the_ring():
+    mask = _ring_mask((100, 60), (60, 36))
+    cv2.circle(mask, (100, 60), 5, 255, 1)  # a small closed outline standing in the ring
+    ells = _enclosed_regions(mask, LocateConfig())
+    assert any(np.allclose(e.center, [100, 60], atol=1.5) and e.a > 25 for e in ells)
+
+
+def test_grid_window_holds_every_cell_outline_and_stays_in_the_image():
+    pts, _ = ring_model_points(0.53, 24)
+    px = apply_h(H_GRID, pts)
+    x0, y0, x1, y1 = _grid_window(H_GRID, (1280, 720), 16.0)
+    assert 0 <= x0 < x1 <= 1280 and 0 <= y0 < y1 <= 720
+    assert px[:, 0].min() - x0 >= 16.0 and x1 - px[:, 0].max() >= 16.0
+    assert px[:, 1].min() - y0 >= 16.0 and y1 - px[:, 1].max() >= 16.0
+    # A grid reaching past the image edge is clipped to it.
+    shifted = np.array([[1.0, 0.0, -350.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]]) @ H_GRID
+    assert _grid_window(shifted, (1280, 720), 16.0)[0] == 0
+
+
+def _grid_candidates(radius_over_pitch: float = 0.46) -> list:
+    """Ring candidates of a full 4x4 grid seen straight on (pitch 40 px)."""
+    from vision.locate.candidates import Ellipse
+
+    out = []
+    a = np.linspace(0.0, 2 * np.pi, 48, endpoint=False)
+    r = 40.0 * radius_over_pitch
+    for n in range(4):
+        for m in range(4):
+            c = np.array([200.0 + 40.0 * m, 150.0 + 40.0 * n])
+            pts = c + r * np.column_stack([np.cos(a), np.sin(a)])
+            out.append(Ellipse(c, r, r, 0.0, pts, 0.01, 1.0))
+    return out
+
+
+def test_full_lattice_is_found_once_and_its_diagonal_pairs_are_not_regrown():
+    config = LocateConfig()
+    ells = _grid_candidates()
+    hyps = lattice_hypotheses(ells, config, keep=4)
+    assert hyps and hyps[0].inliers == 16
+    # Seed pairs include the diagonal neighbours (a Gigamic grid's spacing along its
+    # diagonal is within the pitch range); none of them may come back as a second copy of
+    # the same 16-ring grid.
+    pairs = _seed_pairs(_Candidates.of(ells), config)
+    assert any(abs(i - j) in (3, 5) for i, j, _ in pairs)
+    # Grown, they would add the grid's half-density sub-lattice as a weaker hypothesis.
+    assert len(hyps) == 1
