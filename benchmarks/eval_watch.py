@@ -7,8 +7,9 @@ gate, state tracker and everything else stay real), which measures the live laye
 
 Renders one game per seed (scripts cycle through random, missed, draw, bump, light, hover,
 nudge), caches the videos in --out, runs each through the live session exactly as
-`quarto-vision watch VIDEO --no-window` does, and prints per-game lines and the totals the live
-issue's acceptance asks for.
+`quarto-vision watch VIDEO --no-window` does (its events are kept beside the video as
+`*.events.jsonl`), and prints per-game lines and the totals the live issue's acceptance asks
+for.
 """
 
 from __future__ import annotations
@@ -80,6 +81,8 @@ def _one(args: tuple[int, str, str, int, bool]) -> dict:
     events = watch_video(video, session=_oracle_session(truth) if oracle else None)
     elapsed = time.perf_counter() - t0
     s = score_game(events, truth)
+    suffix = ".oracle.events.jsonl" if oracle else ".events.jsonl"
+    video.with_suffix(suffix).write_text("".join(json.dumps(e) + "\n" for e in events))
     return {
         "seed": seed,
         "script": script,

@@ -4,7 +4,12 @@ gate that holds unconfirmed lines, and the tracker using it frame by frame."""
 import pytest
 
 from tests.live.test_tracker import Feed, types
-from vision.live.evidence import CellEvidence, line_confidence, piece_posterior
+from vision.live.evidence import (
+    CellEvidence,
+    joint_posteriors,
+    line_confidence,
+    piece_posterior,
+)
 from vision.live.linegate import LineGate
 from vision.live.tracker import StateTracker, TrackerConfig, readings_from_pieces
 from vision.rules import Cell, Piece
@@ -34,6 +39,26 @@ def test_exclusion_makes_a_weak_attribute_sure():
     both = [Piece.from_symbol("DSTH"), Piece.from_symbol("DSTS")]
     assert piece_posterior(weak, both)[Piece.from_symbol("DSTH")] < 0.7
     assert piece_posterior(weak, both[:1])[Piece.from_symbol("DSTH")] == pytest.approx(1.0)
+
+
+def test_joint_posteriors_keep_a_piece_read_surely_elsewhere_off_an_ambiguous_cell():
+    sure = _evidence("DSTH", confidence=0.99)
+    ambiguous = _evidence("DSTH", top=0.5)  # DSTH or DSTS, by its own readings
+    alone = piece_posterior(ambiguous, [Piece(c) for c in range(16)])
+    first, second = joint_posteriors([sure, ambiguous])
+    assert sum(second.values()) == pytest.approx(1.0)
+    assert max(first, key=first.get) == Piece.from_symbol("DSTH")
+    assert max(second, key=second.get) == Piece.from_symbol("DSTS")
+    # exact marginal 0.71 (brute force); the Sinkhorn approximation is more cautious
+    assert second[Piece.from_symbol("DSTS")] > alone[Piece.from_symbol("DSTS")] + 0.15
+    # no piece is spread over more than one cell in total
+    assert all(first[p] + second[p] <= 1.0 + 1e-4 for p in first)
+    # one cell alone is just its own posterior
+    (single,) = joint_posteriors([ambiguous])
+    assert single[Piece.from_symbol("DSTS")] == pytest.approx(alone[Piece.from_symbol("DSTS")])
+    assert joint_posteriors([]) == []
+    with pytest.raises(ValueError):
+        joint_posteriors([sure] * 17)
 
 
 def test_line_confidence_is_the_best_shared_value():
@@ -134,3 +159,17 @@ def test_line_through_a_piece_that_appeared_with_another_is_not_announced():
     assert types(events).count("move") == 2
     assert "quarto" not in types(events)
     assert any("possible Quarto a1-b1-c1-d1" in e.get("message", "") for e in events)
+
+
+def test_pieces_that_appeared_together_are_no_longer_in_doubt_after_a_later_move():
+    # Two moves merged into one settle (a1 and b1); once c1 and d1 follow in their own
+    # settles, a1 and b1 have stood through new settles: the line a1-d1 made by d1 is sure.
+    feed = Feed()
+    feed.frames(1.0)
+    feed.frames(1.0, busy=True)
+    feed.pieces[Cell.from_name("a1")] = Piece.from_symbol("LRSS")
+    feed.pieces[Cell.from_name("b1")] = Piece.from_symbol("DRSH")
+    assert types(feed.frames(2.0)).count("move") == 2
+    feed.place("c1", "LSSH")
+    _, events = feed.place("d1", "DSSS")
+    assert types(events) == ["move", "quarto"]

@@ -109,17 +109,20 @@ def test_exclusion_decides_between_pieces_already_placed():
     assert events[0]["piece"] == Piece.from_symbol("DSTS").attributes
 
 
-def test_unreadable_new_piece_warns_then_is_read_when_visible():
+def test_hidden_new_piece_is_recorded_by_elimination_with_a_warning_naming_the_cell():
     feed = Feed()
     feed.frames(1.0)
-    feed.frames(1.0, busy=True)
-    feed.pieces[Cell.from_name("c2")] = Piece.from_symbol("LSTH")
-    events = feed.frames(2.0, unknown={Cell.from_name("c2"): ["top", "height"]})
-    assert types(events) == ["warning"]
-    assert "c2" in events[0]["message"]
-    events = feed.frames(1.0)
-    assert types(events) == ["move"]
-    assert events[0]["piece"]["top"] == "hollow"
+    for name, sym in [("a1", "LSSS"), ("b3", "LSSH"), ("d4", "LSTS")]:
+        feed.place(name, sym)
+    # c2's top and height are out of sight: of the light square pieces only LSTH is left
+    t_left, events = feed.place(
+        "c2", "LSTH", settle_s=2.0, unknown={Cell.from_name("c2"): ["top", "height"]}
+    )
+    assert types(events) == ["warning", "move"]
+    assert "c2" in events[0]["message"] and "height and top not seen" in events[0]["message"]
+    assert events[1]["piece"] == {"color": "light", "shape": "square", "height": "tall",
+                                  "top": "hollow"}
+    assert events[1]["_frame_t"] - t_left <= 1.0
 
 
 def test_changed_reading_of_recorded_piece_is_a_warning_not_a_change():
@@ -212,18 +215,65 @@ def test_config_rejects_negative(knob):
         TrackerConfig(**{knob: -1.0})
 
 
-def test_unreadable_piece_is_committed_before_the_next_one_in_order():
+def test_hidden_piece_is_committed_before_the_next_one_in_order():
     feed = Feed()
     feed.frames(1.0)
     feed.frames(1.0, busy=True)
     d4 = Cell.from_name("d4")
     feed.pieces[d4] = Piece.from_symbol("LSTH")
     hidden = {d4: ["top", "height"]}
-    assert types(feed.frames(2.0, unknown=hidden)) == ["warning"]
-    feed.frames(1.0, busy=True)
-    feed.pieces[Cell.from_name("a1")] = Piece.from_symbol("DRSS")
-    events = feed.frames(1.0, unknown=hidden)
-    moves = [e for e in events if e["type"] == "move"]
-    assert [m["name"] for m in moves] == ["d4", "a1"]  # d4 came first, though a1 sorts first
-    assert any("only partly read" in e.get("message", "") for e in events)
+    events = feed.frames(2.0, unknown=hidden)
+    assert types(events) == ["warning", "move"] and events[1]["name"] == "d4"
+    assert any("partly read" in e.get("message", "") or "not seen" in e.get("message", "")
+               for e in events)
+    _, events = feed.place("a1", "DRSS", unknown=hidden)
+    assert [e["name"] for e in events if e["type"] == "move"] == ["a1"]
     assert not any("at once" in e.get("message", "") for e in events)
+
+
+def _with_occupancy(obs, cell, p):
+    """``obs`` with ``cell`` read as occupied with probability ``p`` (attributes kept)."""
+    import dataclasses
+
+    cells = list(obs.cells)
+    cells[cell.index] = dataclasses.replace(cells[cell.index], occupied_probability=p)
+    return Observation(tuple(cells))
+
+
+def test_half_seen_cell_arriving_with_a_clear_piece_is_no_move():
+    # A tall piece placed on b2 half covers b3 behind it, which then reads ~0.6 occupied:
+    # one piece arrives per turn, so b2 is the move and b3 stays doubtful while it reads so.
+    feed = Feed()
+    feed.frames(1.0)
+    b2, b3 = Cell.from_name("b2"), Cell.from_name("b3")
+    feed.frames(1.0, busy=True)
+    feed.pieces[b2] = Piece.from_symbol("LRTH")
+    phantom = _with_occupancy(readings_from_pieces(feed.pieces), b3, 0.6)
+    events = feed.frames(3.0, obs=phantom)
+    assert [e["name"] for e in events if e["type"] == "move"] == ["b2"]
+    assert not any("b3" in e.get("message", "") for e in events)
+    # the recorded piece on b2, now read at 0.6, is still there: no warning, no new game
+    dim = _with_occupancy(readings_from_pieces(feed.pieces), b2, 0.6)
+    assert types(feed.frames(3.0, obs=dim)) == []
+    # a weakly read piece that arrives alone is taken (nothing is lost)
+    feed.frames(1.0, busy=True)
+    feed.pieces[Cell.from_name("c1")] = Piece.from_symbol("DSSS")
+    alone = _with_occupancy(readings_from_pieces(feed.pieces), Cell.from_name("c1"), 0.6)
+    assert types(feed.frames(2.0, obs=alone)) == ["move"]
+    with pytest.raises(ValueError, match="new_piece_probability"):
+        TrackerConfig(new_piece_probability=0.3)
+
+
+def test_weakly_read_piece_is_committed_soon_and_its_line_announced():
+    # d1's top is read weakly (every attribute seen): waiting in a still scene would not
+    # help, and the line a1-d1 (all dark) does not depend on the top.
+    feed = Feed()
+    feed.frames(1.0)
+    for name, sym in [("a1", "DRSS"), ("b1", "DRTH"), ("c1", "DSSH")]:
+        feed.place(name, sym)
+    weak = {Cell.from_name("d1"): {"top": 0.6}}
+    t_left, events = feed.place("d1", "DSTH", settle_s=2.0, odds=weak)
+    assert types(events) == ["warning", "move", "quarto"]
+    assert "only partly read" in events[0]["message"]
+    assert events[2]["_frame_t"] - t_left <= 1.0
+    assert events[1]["piece"]["color"] == "dark"

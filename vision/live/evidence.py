@@ -15,9 +15,11 @@ import math
 from collections import deque
 from collections.abc import Iterable, Mapping, Sequence
 
+import numpy as np
+
 from vision.read.observation import CellReading, Observation
 from vision.rules.board import ALL_CELLS, Cell
-from vision.rules.pieces import ATTRIBUTES, VALUES, Piece
+from vision.rules.pieces import ALL_PIECES, ATTRIBUTES, VALUES, Piece
 
 
 class CellEvidence:
@@ -79,6 +81,41 @@ def piece_posterior(evidence: CellEvidence, candidates: Iterable[Piece]) -> dict
     weights = [math.exp(s - top) for s in scores]
     total = sum(weights)
     return {p: w / total for p, w in zip(pieces, weights, strict=True)}
+
+
+def joint_posteriors(
+    evidences: Sequence[CellEvidence], iterations: int = 30
+) -> list[dict[Piece, float]]:
+    """Piece posteriors of several cells read together: no piece stands on two cells.
+
+    The exact marginals of a distinct assignment are a matrix permanent; this takes the usual
+    Sinkhorn approximation: the cells' likelihoods over the 16 pieces are scaled alternately
+    so that each cell's row sums to 1 and no piece's column sums to more than 1 (a piece may
+    also be off the board). It uses the readings of every cell, never the record, so a cell
+    read surely elsewhere pulls its piece away from an ambiguous cell, while a cell whose own
+    readings contradict what is left keeps part of its own belief.
+
+    Parameters
+    ----------
+    evidences : one per occupied cell (at most 16).
+    iterations : Sinkhorn sweeps (the scaling converges in a few tens).
+
+    Returns
+    -------
+    list of dict
+        Piece -> probability per cell, each summing to 1.
+    """
+    if len(evidences) > len(ALL_PIECES):
+        raise ValueError(f"at most {len(ALL_PIECES)} cells, got {len(evidences)}")
+    if not evidences:
+        return []
+    scores = np.array([[e.score(p) for p in ALL_PIECES] for e in evidences])
+    k = np.exp(scores - scores.max(axis=1, keepdims=True))
+    for _ in range(iterations):
+        k /= k.sum(axis=1, keepdims=True)
+        k /= np.maximum(k.sum(axis=0, keepdims=True), 1.0)
+    k /= k.sum(axis=1, keepdims=True)
+    return [dict(zip(ALL_PIECES, map(float, row), strict=True)) for row in k]
 
 
 def value_probability(posterior: Mapping[Piece, float], attribute: str, value: str) -> float:

@@ -8,8 +8,10 @@ board and the space a tall piece can cover above it):
   piece silhouettes. One new piece changes about one silhouette (plus its shadow); a hand and
   forearm change several, even when they hold still over a cell.
 
-The reference follows the settled scene (:meth:`MotionGate.rebase`). A change with no motion
-for ``rebase_s`` (a lamp switched on, the sun behind a cloud) becomes the new reference.
+The reference follows the settled scene (:meth:`MotionGate.rebase`) and is compared under the
+current lighting (a gain and offset matched over the region), so a lamp switched on does not
+count as a change. A change with no motion for ``rebase_s`` that this does not explain (an
+uneven light, a moved object) becomes the new reference.
 """
 
 from __future__ import annotations
@@ -139,7 +141,8 @@ class MotionGate:
             if self._still_since is not None and now - self._still_since >= cfg.adopt_s:
                 self._reference = small
             return GateResult(True, motion, 0.0, "new reference")
-        changed = np.abs(small - self._reference) > cfg.pixel_threshold
+        expected = _relit(self._reference, small, region)
+        changed = np.abs(small - expected) > cfg.pixel_threshold
         change_areas = float(np.count_nonzero(changed & region)) / self._piece_area
         if motion > cfg.motion_fraction or self._still_since is None:
             return GateResult(True, motion, change_areas, "motion")
@@ -162,6 +165,29 @@ class MotionGate:
         self._mask = None
         self._mask_key = None
         self._still_since = None
+
+
+def _relit(
+    reference: NDArray[np.int16], current: NDArray[np.int16], region: NDArray[np.bool_]
+) -> NDArray[np.int16]:
+    """The reference as it looks under the current lighting: a gain and offset over the region.
+
+    A lamp switched on or a cloud brightens or darkens the whole scene at once, close to
+    ``current = gain * reference + offset``; a hand or a new piece changes a small part of it.
+    Matching the quartiles of the two (robust to anything covering less than a quarter of the
+    region) takes out the first and keeps the second, so a lighting change does not read as a
+    large change for ``rebase_s`` and hold back the next settle.
+    """
+    ref = reference[region]
+    cur = current[region]
+    if ref.size < 16:
+        return reference
+    r25, r50, r75 = np.percentile(ref, (25, 50, 75))
+    c25, c50, c75 = np.percentile(cur, (25, 50, 75))
+    gain = (c75 - c25) / (r75 - r25) if r75 - r25 >= 4.0 else 1.0
+    gain = float(np.clip(gain, 0.5, 2.0))
+    offset = float(c50 - gain * r50)
+    return np.rint(reference * gain + offset).astype(np.int16)
 
 
 def _silhouette_area(view: BoardView, cfg: MotionConfig) -> float:

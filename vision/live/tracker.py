@@ -22,15 +22,15 @@ from dataclasses import dataclass, fields
 from vision.game.model import Event, Game
 from vision.live.evidence import (
     CellEvidence,
+    joint_posteriors,
     line_confidence,
-    piece_posterior,
     readings_from_pieces,
 )
 from vision.live.linegate import LineGate
 from vision.read.observation import Observation
 from vision.rules.board import ALL_CELLS, Cell
 from vision.rules.lines import Rules
-from vision.rules.pieces import ALL_PIECES, Piece
+from vision.rules.pieces import ATTRIBUTES, Piece
 
 __all__ = ["StateTracker", "TrackerConfig", "readings_from_pieces"]
 
@@ -49,6 +49,12 @@ class TrackerConfig:
     min_stable_frames: int = 2
     #: Occupancy probability above which a cell counts as occupied in a frame.
     occupied_probability: float = 0.5
+    #: One piece arrives per turn: when several cells are newly occupied in one settle, those
+    #: read below this probability are not taken as moves while one is read above it. A far
+    #: cell half covered by a tall piece placed in front of it reads 0.4-0.7 occupied; taking
+    #: it as a second piece would put a phantom in the record (and an unread one is no loss:
+    #: a real piece is taken as soon as it is the only new one, or reads clearly).
+    new_piece_probability: float = 0.75
     #: A recorded piece not seen for this long (while it should be visible) gives a warning.
     missing_warn_s: float = 2.0
     #: Below this predicted visible fraction, not seeing a recorded piece is expected.
@@ -57,8 +63,13 @@ class TrackerConfig:
     #: confidence, for ``recheck_s``, gives a warning (the record is kept).
     recheck_confidence: float = 0.9
     recheck_s: float = 1.5
-    #: A new piece whose attributes stay unreadable this long gives a warning naming the cell.
-    unreadable_warn_s: float = 0.5
+    #: A new piece read weakly (margin below ``decision_margin``) or not at all (hidden behind
+    #: a piece in front, a top out of sight) is committed with its likeliest reading among the
+    #: pieces not yet played, with a warning naming the cell, after this long: the frames of a
+    #: settled scene repeat one view, so waiting longer adds little, while the Quarto check
+    #: needs the move before the next piece comes (the alert budget is 1 s after the hand).
+    #: Later readings that contradict it give a warning (re-check).
+    weak_commit_s: float = 0.4
     #: Log-likelihood margin (nats) between the best and second-best unplayed piece above which
     #: a new piece counts as read.
     decision_margin: float = 2.0
@@ -88,6 +99,11 @@ class TrackerConfig:
             raise ValueError(
                 f"TrackerConfig.occupied_probability must be in (0, 1), got "
                 f"{self.occupied_probability!r}"
+            )
+        if not self.occupied_probability <= self.new_piece_probability < 1.0:
+            raise ValueError(
+                f"TrackerConfig.new_piece_probability must be in [occupied_probability, 1), "
+                f"got {self.new_piece_probability!r}"
             )
         if not 0.0 <= self.quarto_confidence <= 1.0:
             raise ValueError(
@@ -135,6 +151,7 @@ class StateTracker:
         self._first_seen: dict[Cell, float] = {}  # new, not yet committed pieces
         self._history: dict[Cell, CellEvidence] = {}  # fresh readings across windows
         self._arrival_odds: dict[Cell, float] = {}  # pieces that appeared with others
+        self._doubtful: set[Cell] = set()  # weakly occupied cells that came with a clear one
         self._last_observation: Observation | None = None
         self._gate = LineGate(self.config.quarto_confidence)
         self._last_t = 0.0
@@ -176,8 +193,8 @@ class StateTracker:
         fresh = observation is not self._last_observation  # a new reading, not a repeat
         self._last_observation = observation
         cfg = self.config
-        for cell, reading in zip(ALL_CELLS, observation.cells, strict=True):
-            if reading.occupied_probability >= cfg.occupied_probability:
+        for cell, reading, occupied in zip(ALL_CELLS, observation.cells, pattern, strict=True):
+            if occupied:
                 self._evidence.setdefault(cell, CellEvidence(cfg.evidence_frames)).add(
                     reading, cfg.p_clip
                 )
@@ -198,29 +215,25 @@ class StateTracker:
     def line_confidence(self, event: Event) -> float:
         """How sure the readings are of the line of a ``quarto`` event (0..1).
 
-        Each of the line's cells gets a posterior over all 16 pieces from its own readings
-        across frames; the confidence is the probability that all four have the shared
-        value, times, for pieces that appeared in one settle with others, the chance that
-        each is the one piece that arrived then (one piece per turn). The check is there to
-        catch a wrong record, so it does not lean on the record: excluding the pieces
-        recorded elsewhere would make the last pieces of a game certain whatever they look
-        like.
+        Every occupied cell gets a posterior over the 16 pieces from its own readings across
+        frames, and the posteriors are decoded together (:func:`joint_posteriors`: no piece
+        stands on two cells), so a piece read surely on another cell is not a candidate for an
+        ambiguous one. The confidence is the probability that the line's four pieces have the
+        shared value, times, for pieces that appeared in one settle with others, the chance
+        that each is the one piece that arrived then (one piece per turn). The check is there
+        to catch a wrong record, so it leans on readings only, never on the recorded pieces:
+        excluding those would make the last pieces of a game certain whatever they look like.
         """
         game = self.game
         if game is None:
             return 0.0
-        posteriors = []
-        arrival = 1.0
-        for r, c in event["cells"]:
-            cell = Cell(int(r), int(c))
-            evidence = (
-                self._history.get(cell)
-                or self._evidence.get(cell)
-                or CellEvidence(self.config.evidence_frames)
-            )
-            posteriors.append(piece_posterior(evidence, ALL_PIECES))
-            arrival *= self._arrival_odds.get(cell, 1.0)
-        return arrival * line_confidence(posteriors, event.get("shared", {}))
+        line = [Cell(int(r), int(c)) for r, c in event["cells"]]
+        cells = sorted({cell for cell, _ in game.board.items()} | set(line))
+        empty = CellEvidence(self.config.evidence_frames)
+        evidences = [self._history.get(c) or self._evidence.get(c) or empty for c in cells]
+        joint = dict(zip(cells, joint_posteriors(evidences), strict=True))
+        arrival = math.prod(self._arrival_odds.get(cell, 1.0) for cell in line)
+        return arrival * line_confidence([joint[c] for c in line], event.get("shared", {}))
 
     # -- internals ----------------------------------------------------------------------------
     def _announce(self, events: list[Event], now: float) -> list[Event]:
@@ -279,18 +292,29 @@ class StateTracker:
         for cell in [c for c in self._first_seen if c not in occupied]:
             del self._first_seen[cell]  # it went away again: not a placement
             self._unreadable_since.pop(cell, None)
+        self._doubtful &= occupied
         for cell in [c for c in self._history if c not in occupied | recorded]:
             del self._history[cell]  # seen empty: its readings belong to no piece
-        new_cells = sorted(occupied - recorded)
+        new_cells = self._likely_arrivals(observation, sorted(occupied - recorded))
         if new_cells:
             events += self._place_new(new_cells, now)
         events += self._recheck(observation, occupied & recorded, now)
         return events
 
+    def _likely_arrivals(self, observation: Observation, cells: list[Cell]) -> list[Cell]:
+        """The newly occupied ``cells`` worth taking as moves (one piece arrives per turn)."""
+        p = {cell: observation.reading(cell).occupied_probability for cell in cells}
+        clear = {c for c in cells if p[c] >= self.config.new_piece_probability}
+        if clear:
+            # doubtful until seen empty again or read clearly (not taken on the next settle)
+            self._doubtful |= {c for c in cells if c not in clear and c not in self._first_seen}
+        return [c for c in cells if c in clear or c not in self._doubtful]
+
     def _new_game_evidence(self, occupied: set[Cell]) -> None:
         """A game starts: only the pieces standing now keep their readings."""
         self._history = {c: e for c, e in self._history.items() if c in occupied}
         self._arrival_odds.clear()
+        self._doubtful.clear()
         self._gate.clear()
 
     def _decode_all(self, cells: Sequence[Cell]) -> list[tuple[Cell, Piece]]:
@@ -307,9 +331,9 @@ class StateTracker:
     def _place_new(self, new_cells: Sequence[Cell], now: float) -> list[Event]:
         """Commit the pieces on ``new_cells`` in the order they first appeared.
 
-        A piece that cannot be read yet waits (with a warning after ``unreadable_warn_s``)
-        while it is the newest; once a later piece arrives it is committed with its likeliest
-        reading and a warning, so the move order stays right.
+        A piece that cannot be read surely waits while it is the newest, for ``weak_commit_s``
+        at most, and is then committed with its likeliest reading and a warning naming the
+        cell (also at once when a later piece arrives, so the move order stays right).
         """
         game = self.game
         assert game is not None
@@ -340,17 +364,23 @@ class StateTracker:
             margin = evidence.score(best) - evidence.score(ranked[1]) if len(ranked) > 1 else 1e9
             if margin < self.config.decision_margin and newest and len(same_time) == 1:
                 since = self._unreadable_since.setdefault(cell, now)
-                if now - since >= self.config.unreadable_warn_s:
-                    events += self._warn_once(
-                        f"unreadable:{cell.name}",
-                        now,
-                        f"new piece on {cell.name} cannot be read yet (hidden?); "
-                        "it will be read when visible",
-                    )
-                continue
+                if now - since < self.config.weak_commit_s:
+                    continue
             self._unreadable_since.pop(cell, None)
+            unseen = [name for name in ATTRIBUTES if not evidence.log_odds[name]]
+            if unseen:
+                events += self._warn_once(
+                    f"unseen:{cell.name}",
+                    now,
+                    f"new piece on {cell.name}: {' and '.join(unseen)} not seen (hidden?); "
+                    f"recorded the likeliest unplayed piece, {best}; re-checked when visible",
+                )
+            # A later move is committed: pieces of earlier settles have been seen standing
+            # through a new settle, so they are real; only the newest arrivals stay in doubt.
+            for old in [c for c in self._arrival_odds if c not in ordered]:
+                del self._arrival_odds[old]
             together = group_size[self._first_seen.pop(cell)]
-            if margin < self.config.decision_margin:
+            if margin < self.config.decision_margin and not unseen:
                 events += self._warn_once(
                     f"guess:{cell.name}",
                     now,

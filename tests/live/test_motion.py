@@ -1,0 +1,79 @@
+"""The motion gate on synthetic frames: hands are busy, one new piece is not, nor is a lamp."""
+
+import numpy as np
+import pytest
+
+from vision.live.motion import MotionConfig, MotionGate
+
+H, W = 240, 320
+
+
+def _scene(seed=0):
+    """A textured grey scene (a board and its surroundings stand-in), BGR uint8."""
+    rng = np.random.default_rng(seed)
+    base = rng.integers(60, 180, size=(H // 8, W // 8)).astype(np.float32)
+    img = np.kron(base, np.ones((8, 8), np.float32))
+    return np.repeat(img[:, :, None], 3, axis=2)
+
+
+def _frame(img):
+    return np.clip(img, 0, 255).astype(np.uint8)
+
+
+def _run(gate, frames, t0=0.0, dt=0.1):
+    out = []
+    for i, f in enumerate(frames):
+        out.append(gate.update(_frame(f), None, t0 + i * dt))
+    return out
+
+
+def _settled_gate():
+    gate = MotionGate()
+    scene = _scene()
+    results = _run(gate, [scene] * 5)
+    assert results[-1].busy is False  # a reference is taken from a still scene
+    return gate, scene
+
+
+def test_still_scene_is_not_busy_and_a_moving_hand_is():
+    gate, scene = _settled_gate()
+    frames = []
+    for k in range(5):
+        f = scene.copy()
+        f[60:180, 40 + 30 * k: 140 + 30 * k] = 20.0  # a dark hand sweeping across
+        frames.append(f)
+    results = _run(gate, frames, t0=1.0)
+    assert all(r.busy for r in results)
+
+
+def test_still_hand_is_busy_but_one_new_piece_is_not():
+    gate, scene = _settled_gate()
+    hand = scene.copy()
+    hand[40:200, 60:260] = 25.0  # many piece silhouettes, held still
+    results = _run(gate, [hand] * 8, t0=1.0)
+    assert results[-1].busy and results[-1].reason == "large change"
+    gate, scene = _settled_gate()
+    piece = scene.copy()
+    piece[100:115, 150:162] = 230.0  # about one piece's silhouette
+    results = _run(gate, [piece] * 4, t0=1.0)
+    assert results[-1].busy is False
+
+
+@pytest.mark.parametrize("gain, offset", [(1.35, 12.0), (0.7, -5.0)])
+def test_lamp_switched_on_or_off_is_not_a_large_change(gain, offset):
+    gate, scene = _settled_gate()
+    lit = scene * gain + offset
+    results = _run(gate, [lit] * 4, t0=1.0)
+    assert results[0].busy  # the switch itself is frame-to-frame motion
+    # right after, well before rebase_s, the scene counts as still: the lamp is explained
+    assert results[2].busy is False and results[2].change_areas < 0.5
+    # a still hand under the new light is still a large change
+    hand = lit.copy()
+    hand[40:200, 60:260] = 25.0
+    results = _run(gate, [hand] * 5, t0=2.0)
+    assert results[-1].busy
+
+
+def test_config_rejects_non_positive():
+    with pytest.raises(ValueError, match="rebase_s"):
+        MotionConfig(rebase_s=0.0)
