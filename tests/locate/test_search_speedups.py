@@ -95,3 +95,26 @@ def test_full_lattice_is_found_once_and_its_diagonal_pairs_are_not_regrown():
     assert any(abs(i - j) in (3, 5) for i, j, _ in pairs)
     # Grown, they would add the grid's half-density sub-lattice as a weaker hypothesis.
     assert len(hyps) == 1
+
+
+def test_ring_contrast_along_a_rectangles_outline_is_not_ring_evidence():
+    """A grid whose outer rings run along a dark rectangle's edge (a box on a cloth) draws
+    its ring "support" from that edge; clear of the outline, nothing is left."""
+    from vision.locate.fit import EdgeConfig
+    from vision.locate.layout import board_to_grid
+    from vision.locate.verify import contrast_clear_of_outline, grid_contrast
+
+    pitch, side, radius = 20.0, 3.9, 0.377
+    H = np.array([[pitch, 0.0, 300.0], [0.0, pitch, 200.0], [0.0, 0.0, 1.0]])
+    image = np.full((500, 600), 200, np.float32)
+    c, h = 1.5 * pitch, side / 2.0 * pitch
+    image[round(200 + c - h) : round(200 + c + h), round(300 + c - h) : round(300 + c + h)] = 60
+    image = cv2.GaussianBlur(image, (0, 0), 1.2)
+    edge = EdgeConfig(min_edge=2.0, mode="edge", polarity=1)
+    on, off = grid_contrast(image, H, radius, edge)
+    min_contrast = LocateConfig().min_ring_contrast
+    assert on.mean() - off.mean() >= min_contrast  # the plain measure is fooled
+    clear = contrast_clear_of_outline(image, H, radius, edge,
+                                      np.linalg.inv(board_to_grid(0.0)), side / 2.0,
+                                      LocateConfig().outline_clearance_pitch)
+    assert clear < min_contrast

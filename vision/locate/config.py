@@ -156,6 +156,11 @@ class LocateConfig:
     #: predicted points on image edges: a grid on a cluster of spare pieces has no board
     #: around it. Real boards score 0.45 and up even when pieces or a hand cross the outline.
     min_frame_support: float = 0.35
+    #: Cell-outline points closer than this (pitches) to the board's square outline do not
+    #: count as ring evidence: the edge there is the board's. Real boards keep their cells
+    #: inside a border (Gigamic about 0.2 pitch from the edge, home-made about 0.3), while a
+    #: grid laid over any rectangle (a box, a phone) finds its outer "rings" on its outline.
+    outline_clearance_pitch: float = 0.15
     #: Points sampled along each board edge / the big circle when scoring a layout ...
     outline_samples: int = 40
     #: ... along this middle share of each edge (pieces and shadows gather at the corners).

@@ -61,6 +61,7 @@ from vision.locate.quad import board_quads, quad_hypotheses
 from vision.locate.verify import (
     best_window,
     chequer_contrast,
+    contrast_clear_of_outline,
     grid_contrast,
     plausible_grid,
     ring_support,
@@ -186,6 +187,14 @@ def _judge(gray_work: NDArray[np.float32], Hf: FloatArray, rf: float, edge: Edge
     lay = fit_layout(gray_work, Hf, config, replace(edge, mode="edge", polarity=0))
     if lay.frame_score < config.min_frame_support:
         log.debug("rejected: no board around the grid (%.2f)", lay.frame_score)
+        return None
+    # The rings' own evidence: not where the board's edge runs.
+    to_board = np.asarray(np.linalg.inv(board_to_grid(lay.rotation_deg)), dtype=np.float64)
+    clear = contrast_clear_of_outline(gray_work, Hf, rf, edge, to_board, lay.side / 2.0,
+                                      config.outline_clearance_pitch)
+    contrast = min(contrast, clear)
+    if contrast < config.min_ring_contrast:
+        log.debug("rejected: ring contrast clear of the outline %.2f", clear)
         return None
     # Rings found independently as closed ellipses of the right size are the most specific
     # evidence; each adds a little.

@@ -5,6 +5,7 @@ samples), so judging a hypothesis costs little next to finding it:
 
 - ``ring_support`` / ``per_cell_support``: the share of outline points on aligned edges;
 - ``grid_contrast``: the same for the outlines moved half a cell (texture scores alike);
+- ``contrast_clear_of_outline``: their difference away from the board's edge;
 - ``best_window``: the 4x4 window with the most support in a 6x6 extension, and how much
   the ring of positions around it has (a pattern that goes on is not a board);
 - ``chequer_contrast``: cell brightness alternating like a chequered cloth;
@@ -63,6 +64,38 @@ def grid_contrast(gray_f: NDArray[np.float32], H: FloatArray, radius: float,
     """
     return (per_cell_support(gray_f, H, radius, config, tol_px),
             per_cell_support(gray_f, H @ _HALF_CELL, radius, config, tol_px))
+
+
+def contrast_clear_of_outline(gray_f: NDArray[np.float32], H: FloatArray, radius: float,
+                              config: EdgeConfig, grid_to_board: FloatArray, half_side: float,
+                              clearance: float, tol_px: float = 1.5) -> float:
+    """Ring support minus half-cell-shifted support, over outline points clear of the board's
+    edge.
+
+    Parameters
+    ----------
+    grid_to_board : (3, 3) float
+        Grid (m, n) -> board (x, y) map, pitch units, board centre at the origin.
+    half_side : float
+        Half the board's side, pitches.
+    clearance : float
+        Points (of the rings or of the shifted control) closer than this many pitches to
+        the board's square outline are left out: an edge there is the board's, and a grid
+        whose outer rings lie along any rectangle's outline (a box, a phone) would
+        otherwise draw its ring evidence from that outline.
+    """
+    pts, rad = ring_model_points(radius, config.samples_per_ring, config.shape)
+    shares = []
+    for shift in (0.0, 0.5):
+        p = pts + shift
+        q = apply_h(grid_to_board, p)
+        keep = np.abs(np.abs(q).max(axis=1) - half_side) > clearance
+        if not keep.any():
+            return 0.0
+        off, _ = edge_search(gray_f, apply_h(H, p[keep]), image_normals(H, p[keep], rad[keep]),
+                             tol_px, config)
+        shares.append(float(np.isfinite(off).mean()))
+    return shares[0] - shares[1]
 
 
 def chequer_contrast(gray_f: NDArray[np.float32], H: FloatArray) -> float:
