@@ -77,3 +77,23 @@ def test_lamp_switched_on_or_off_is_not_a_large_change(gain, offset):
 def test_config_rejects_non_positive():
     with pytest.raises(ValueError, match="rebase_s"):
         MotionConfig(rebase_s=0.0)
+
+
+def test_a_lamps_pool_of_light_is_taken_soon_but_a_still_hand_is_not():
+    gate, scene = _settled_gate()
+    yy, xx = np.mgrid[0:H, 0:W].astype(np.float32)
+    pool = 70.0 * np.exp(-((xx - 80) ** 2 + (yy - 60) ** 2) / (2 * 90.0**2))
+    lit = scene + pool[:, :, None]  # brighter near the lamp, fading across the scene
+    cfg = gate.config
+    results = _run(gate, [lit] * 12, t0=1.0)
+    # neither a gain nor an offset explains it, so it is a large change at first...
+    assert results[2].busy and results[2].reason == "large change"
+    # ...and the new reference once still for relit_rebase_s, well before rebase_s
+    t_free = next(1.0 + 0.1 * i for i, r in enumerate(results) if not r.busy)
+    assert t_free - 1.1 < cfg.rebase_s and results[-1].busy is False
+    # a still hand is still busy then
+    gate, scene = _settled_gate()
+    hand = scene.copy()
+    hand[40:200, 60:260] = 25.0
+    results = _run(gate, [hand] * 12, t0=1.0)
+    assert all(r.busy for r in results)

@@ -10,8 +10,9 @@ board and the space a tall piece can cover above it):
 
 The reference follows the settled scene (:meth:`MotionGate.rebase`) and is compared under the
 current lighting (a gain and offset matched over the region), so a lamp switched on does not
-count as a change. A change with no motion for ``rebase_s`` that this does not explain (an
-uneven light, a moved object) becomes the new reference.
+count as a change. A still change that a smooth brightness field explains (a lamp's pool of
+light) becomes the new reference after ``relit_rebase_s``; any other still change (a moved
+object) after ``rebase_s``.
 """
 
 from __future__ import annotations
@@ -40,6 +41,15 @@ class MotionConfig:
     max_piece_areas: float = 1.8
     #: Seconds of stillness after which a big change becomes the new reference (lighting).
     rebase_s: float = 1.5
+    #: ...or after this much, when a smooth field of brightness (a lamp's pool of light)
+    #: explains the change but for at most ``relit_piece_areas`` silhouettes: one new piece
+    #: with its shadow plus the shadows of the standing pieces shifted by the new light
+    #: (about one more). A still hand leaves its whole outline (5 and more on renders).
+    relit_rebase_s: float = 0.5
+    relit_piece_areas: float = 3.0
+    #: Tile size (px of the grey copy) of that field, median-smoothed over 3x3 tiles so a
+    #: hand covering a few tiles is outvoted.
+    light_tile_px: int = 20
     #: Seconds of stillness before the first reference (at start, after a bump) is taken.
     adopt_s: float = 0.2
     #: Height (m) of the space above the board included in the region (a tall piece).
@@ -147,7 +157,14 @@ class MotionGate:
         if motion > cfg.motion_fraction or self._still_since is None:
             return GateResult(True, motion, change_areas, "motion")
         if change_areas > cfg.max_piece_areas:
-            if now - self._still_since >= cfg.rebase_s:
+            still_s = now - self._still_since
+            if cfg.relit_rebase_s <= still_s < cfg.rebase_s:
+                lit = _light_field(self._reference, small, cfg.light_tile_px)
+                residual = np.count_nonzero((np.abs(small - lit) > cfg.pixel_threshold) & region)
+                if residual / self._piece_area <= cfg.relit_piece_areas:
+                    self._reference = small  # a lamp's pool of light, no hand
+                    return GateResult(False, motion, 0.0, "relit")
+            if still_s >= cfg.rebase_s:
                 self._reference = small  # a still, lasting change: lighting, or a moved object
                 return GateResult(False, motion, 0.0, "rebased")
             return GateResult(True, motion, change_areas, "large change")
@@ -188,6 +205,25 @@ def _relit(
     gain = float(np.clip(gain, 0.5, 2.0))
     offset = float(c50 - gain * r50)
     return np.rint(reference * gain + offset).astype(np.int16)
+
+
+def _light_field(
+    reference: NDArray[np.int16], current: NDArray[np.int16], tile: int
+) -> NDArray[np.int16]:
+    """The reference under a smoothly varying change of brightness (a lamp's pool of light).
+
+    The shift is the median difference per ``tile`` x ``tile`` block, smoothed by a 3x3 median
+    over blocks (a hand over a few blocks is outvoted) and interpolated back to full size.
+    """
+    h, w = reference.shape
+    gh, gw = h // tile, w // tile
+    if gh < 3 or gw < 3:
+        return _relit(reference, current, np.ones(reference.shape, bool))
+    diff = (current - reference).astype(np.float32)
+    blocks = diff[: gh * tile, : gw * tile].reshape(gh, tile, gw, tile)
+    shift = cv2.medianBlur(np.median(blocks, axis=(1, 3)).astype(np.float32), 3)
+    field = cv2.resize(shift, (w, h), interpolation=cv2.INTER_LINEAR)
+    return np.rint(reference + field).astype(np.int16)
 
 
 def _silhouette_area(view: BoardView, cfg: MotionConfig) -> float:
