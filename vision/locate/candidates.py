@@ -169,7 +169,10 @@ def find_ellipses(gray: NDArray[np.uint8], config: LocateConfig) -> list[Ellipse
     -----
     Connected components of each mask are filtered by their bounding box and pixel count
     (a ring line is a thin loop: few pixels for its box) before any fitting, which keeps the
-    cost low on textured tables (wood grain gives thousands of tiny components).
+    cost low on textured tables (wood grain gives thousands of tiny components). The regions
+    a line or edge encloses are the holes of the mask (found by contour following), so the
+    background is never labelled as a whole; a region open to the image border encloses
+    nothing and is not a candidate.
     """
     if gray.ndim != 2 or gray.dtype != np.uint8:
         raise ValueError(f"gray must be a 2-D uint8 image, got {gray.dtype} {gray.shape}")
