@@ -11,6 +11,7 @@ reading time per image (one core) and the calibration of the occupancy and attri
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import itertools
 import sys
 import time
@@ -25,6 +26,7 @@ from vision.evaluation.runner import EvaluationRun, format_report, predicted_cel
 from vision.evaluation.score import score_image
 from vision.geometry.board_view import BoardView
 from vision.learn.cnn import ConvCellModel, default_cnn, load_cnn
+from vision.learn.config import LearnedReaderConfig
 from vision.learn.dataset import OUTPUTS, cell_targets
 from vision.learn.fuse import HAND_LEARNED_WEIGHTS, fuse_observations
 from vision.learn.reader import read_cells_learned
@@ -52,20 +54,21 @@ def render_eval(folder: Path, n: int, first: int = FIRST_EVAL_SEED) -> list[Labe
     return labels
 
 
-def read_learned(model: ConvCellModel) -> Reader:
+def read_learned(model: ConvCellModel, config: LearnedReaderConfig) -> Reader:
     def read(frame: np.ndarray, view: BoardView) -> Observation:
-        return read_cells_learned(frame, view, model=model)
+        return read_cells_learned(frame, view, model=model, config=config)
 
     return read
 
 
-def read_fused(model: ConvCellModel, weights: tuple[float, float]) -> Reader:
+def read_fused(model: ConvCellModel, weights: tuple[float, float],
+               config: LearnedReaderConfig) -> Reader:
     """The hand-crafted and the learned reader, fused with log-odds ``weights``."""
     from vision.read import read_cells
 
     def read(frame: np.ndarray, view: BoardView) -> Observation:
         return fuse_observations(read_cells(frame, view),
-                                 read_cells_learned(frame, view, model=model),
+                                 read_cells_learned(frame, view, model=model, config=config),
                                  weights=weights)
 
     return read
@@ -161,6 +164,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--real-photos", type=Path, default=Path("../shared/real_photos/labels.json"))
     ap.add_argument("--fuse", action="store_true",
                     help="also score the learned reader fused with the hand-crafted one")
+    ap.add_argument("--no-board-heights", action="store_true",
+                    help="without the board-level height evidence (vision.learn.board_heights)")
     ap.add_argument("--weights", type=str, default=",".join(map(str, HAND_LEARNED_WEIGHTS)),
                     help="fusion log-odds weights: hand-crafted,learned")
     args = ap.parse_args(argv)
@@ -175,9 +180,14 @@ def main(argv: list[str] | None = None) -> int:
         sets.append((str(args.photoreal), list(iter_labelled_images(args.photoreal))))
     else:
         print(f"{args.photoreal}: not found; skipped", file=sys.stderr)
-    readers = [("learned", read_learned(model))]
+    config = LearnedReaderConfig()
+    if args.no_board_heights:
+        config = dataclasses.replace(
+            config, board_heights=dataclasses.replace(config.board_heights, weight=0.0))
+    readers = [("learned", read_learned(model, config))]
     if args.fuse:
-        readers.append(("fused with hand-crafted", read_fused(model, (w_hand, w_learned))))
+        readers.append(("fused with hand-crafted",
+                        read_fused(model, (w_hand, w_learned), config)))
     for (name, labels), (reader_name, read) in itertools.product(sets, readers):
         CPU_MS.clear()
         run, rows = evaluate(labels, read)

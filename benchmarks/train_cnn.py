@@ -22,7 +22,7 @@ import cv2
 import numpy as np
 
 from vision.evaluation.labels import load_label
-from vision.learn.cnn import DEFAULT_CNN_PATH, ConvCellModel, ConvNet
+from vision.learn.cnn import DEFAULT_CNN_PATH, ConvCellModel, ConvNet, load_cnn
 from vision.learn.dataset import (
     OUTPUTS,
     REQUIRED_OUTPUTS,
@@ -108,7 +108,10 @@ def targets(paths: list[Path], *, jitters: int) -> tuple[np.ndarray, np.ndarray]
     return np.concatenate(ys), np.concatenate(ws)
 
 
-def build_torch_net(cfg: PatchConfig, widths: tuple[int, ...], hidden: int):
+def build_torch_net(cfg: PatchConfig, widths: tuple[int, ...], hidden: int, *,
+                    batch_norm: bool = True):
+    """The network in PyTorch; without ``batch_norm`` (fine-tuning a folded model) the
+    normalisations are identities."""
     import torch
     from torch import nn
 
@@ -118,7 +121,8 @@ def build_torch_net(cfg: PatchConfig, widths: tuple[int, ...], hidden: int):
             chans = (PATCH_CHANNELS, *widths)
             self.convs = nn.ModuleList(
                 nn.Conv2d(chans[k], chans[k + 1], 3, padding=1) for k in range(len(widths)))
-            self.norms = nn.ModuleList(nn.BatchNorm2d(c) for c in widths)
+            self.norms = nn.ModuleList(
+                nn.BatchNorm2d(c) if batch_norm else nn.Identity() for c in widths)
             side = 2 * cfg.size // 2 ** (len(widths) - 1)
             self.hidden = nn.Linear(widths[-1] * side * side + len(PATCH_SCALARS), hidden)
             self.head = nn.Linear(hidden, len(OUTPUTS))
@@ -133,6 +137,27 @@ def build_torch_net(cfg: PatchConfig, widths: tuple[int, ...], hidden: int):
             return self.head(self.drop(torch.relu(self.hidden(z))))
 
     return Net()
+
+
+def load_folded(net, model: ConvCellModel) -> None:
+    """Start from a trained (folded) model: its convolutions, hidden layer, and the head rows
+    of the outputs both have (new outputs keep their random start)."""
+    import torch
+
+    folded = model.nets[0]
+    with torch.no_grad():
+        for conv, (w, b) in zip(net.convs, folded.convs, strict=True):
+            conv.weight.copy_(torch.from_numpy(w))
+            conv.bias.copy_(torch.from_numpy(b))
+        net.hidden.weight.copy_(torch.from_numpy(folded.hidden[0]))
+        net.hidden.bias.copy_(torch.from_numpy(folded.hidden[1]))
+        for k, name in enumerate(OUTPUTS):
+            if name in model.outputs:
+                j = model.column(name)
+                # The old logits were divided by their temperature: keep the calibrated ones.
+                t = float(folded.temperature[j])
+                net.head.weight[k].copy_(torch.from_numpy(folded.head[0][j]) / t)
+                net.head.bias[k] = float(folded.head[1][j]) / t
 
 
 def mirror_torch(x, size: int):
@@ -182,6 +207,10 @@ def fold(net, temperature: np.ndarray) -> ConvNet:
     """Fold each batch norm (inference statistics) into the convolution before it."""
     convs = []
     for conv, norm in zip(net.convs, net.norms, strict=True):
+        if not hasattr(norm, "running_var"):  # an identity (fine-tuned folded model)
+            convs.append((conv.weight.detach().numpy().astype(np.float32),
+                          conv.bias.detach().numpy().astype(np.float32)))
+            continue
         g = (norm.weight / (norm.running_var + norm.eps).sqrt()).detach().numpy()
         w = conv.weight.detach().numpy() * g[:, None, None, None]
         b = (conv.bias.detach().numpy() - norm.running_mean.detach().numpy()) * g \
@@ -250,6 +279,9 @@ def main(argv: list[str] | None = None) -> int:
                          "colour offsets and stronger noise")
     ap.add_argument("--size-weight", type=float, default=8.0,
                     help="loss weight of the top_size output against one attribute's")
+    ap.add_argument("--init", type=Path, default=None,
+                    help="fine-tune this folded model (same layout) instead of starting afresh")
+    ap.add_argument("--lr", type=float, default=3e-3, help="peak learning rate")
     ap.add_argument("--cache", type=Path, default=Path("/tmp/learn-data/cnn-cache"))
     ap.add_argument("--out", type=Path, default=DEFAULT_CNN_PATH)
     args = ap.parse_args(argv)
@@ -285,7 +317,13 @@ def main(argv: list[str] | None = None) -> int:
     print(f"training cells {len(tr['y'])}, validation cells {len(va['y'])}", flush=True)
 
     widths = tuple(int(v) for v in args.widths.split(","))
-    net = build_torch_net(cfg, widths, args.hidden)
+    net = build_torch_net(cfg, widths, args.hidden, batch_norm=args.init is None)
+    if args.init is not None:
+        init = load_cnn(args.init)
+        if init.patches != cfg or len(init.nets) != 1:
+            print(f"{args.init}: another patch layout or an ensemble", file=sys.stderr)
+            return 2
+        load_folded(net, init)
     x_tr = torch.from_numpy(tr["images"])
     s_tr, y_tr, w_tr = (torch.from_numpy(tr[k]) for k in ("scalars", "y", "w"))
     x_va = torch.from_numpy(va["images"].astype(np.float32))
@@ -293,7 +331,7 @@ def main(argv: list[str] | None = None) -> int:
     opt = torch.optim.AdamW(net.parameters(), lr=2e-3, weight_decay=1e-3)
     batch = 256
     steps = args.epochs * (len(y_tr) // batch)
-    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=3e-3, total_steps=steps)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=args.lr, total_steps=steps)
     gen = torch.Generator().manual_seed(0)
 
     def val_logits() -> np.ndarray:
@@ -345,7 +383,8 @@ def main(argv: list[str] | None = None) -> int:
     info = {"train_images": len(train), "validation_seeds": [VAL_SEEDS.start, VAL_SEEDS.stop - 1],
             "jitters": args.jitters, "epochs": args.epochs, "widths": list(widths),
             "hidden": args.hidden, "augment": args.augment,
-            "size_weight": args.size_weight}
+            "size_weight": args.size_weight,
+            "init": None if args.init is None else str(args.init.name), "lr": args.lr}
     model = ConvCellModel((folded,), cfg, OUTPUTS, info, mirror_average=False)
     p = model.predict_patches(va["images"].astype(np.float32), va["scalars"])
     figures("validation (folded numpy network, calibrated)", p, va["y"], va["w"])

@@ -33,6 +33,8 @@ def scenes(tmp_path_factory: pytest.TempPathFactory) -> list[tuple[np.ndarray, L
 
 def test_packaged_model_loads() -> None:
     m = default_cnn()
+    # A model without the top_size output still loads (the board-level height evidence is
+    # then left out).
     assert m.outputs in (OUTPUTS, REQUIRED_OUTPUTS)
     assert m.nets and m.nets[0].n_outputs == len(m.outputs)
 

@@ -122,8 +122,8 @@ def board_height_evidence(
     mix = np.where(ok[:, None], mix, 0.0)
     total = mix.sum(axis=0)  # (K,)
     alone = _logsumexp(ll_t, axis=1) - _logsumexp(ll_s, axis=1)  # (N,)
-    for i in np.flatnonzero(ok):
-        others = total - mix[i]  # the set as the other pieces see it
-        out[i] = (_logsumexp(others + ll_t[i], axis=0) - _logsumexp(others + ll_s[i], axis=0)
-                  - alone[i])
+    idx = np.flatnonzero(ok)
+    others = total[None, :] - mix[idx]  # the set as the other pieces see it, per cell
+    out[idx] = (_logsumexp(others + ll_t[idx], axis=1) - _logsumexp(others + ll_s[idx], axis=1)
+                - alone[idx])
     return np.clip(out, -cfg.max_evidence, cfg.max_evidence)

@@ -11,11 +11,15 @@ class BoardHeightConfig:
     """Knobs of the board-level height evidence (``vision.learn.board_heights``)."""
 
     #: Log-odds weight of the evidence added to the network's P(tall) (0 switches it off).
-    #: Chosen on the validation renders (seeds 102250-102499), never on the evaluation sets.
-    weight: float = 1.0
+    #: Chosen on the validation renders (seeds 102250-102499), never on the evaluation sets:
+    #: of 0, 0.25, 0.5, 1, 1.5 and 2, 0.5 had the fewest heights wrong after fusion with the
+    #: hand-crafted reader (95 against 110 of 2387 at 0). Below 1 because the network's own
+    #: P(tall) already holds part of what one top's size says.
+    weight: float = 0.5
     #: Standard deviation of the network's log apparent-size error between the pieces of one
-    #: board (0.03 = 3 %), measured on the validation renders.
-    size_noise: float = 0.03
+    #: board (0.022 = 2.2 %), measured on the validation renders (robust spread around each
+    #: board's median; ``benchmarks/calibrate_heights.py``).
+    size_noise: float = 0.022
     #: Share of measurements that are simply wrong (a hand, a neighbour's top, glare): such a
     #: measurement is equally likely under every hypothesis, so one outlier cannot decide.
     outlier_rate: float = 0.05

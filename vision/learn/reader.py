@@ -3,9 +3,12 @@
 
 Each cell's rectified patches (``vision.learn.patches``) go through the packaged convolutional
 network (``vision.learn.cnn``), which gives calibrated P(occupied), P(dark), P(square),
-P(tall), P(hollow) and the predicted shares of the piece and of its top in view. An attribute
-whose part is predicted out of view is reported unknown. The occupied cells are then decoded
-jointly (the 16 pieces are all different) by ``vision.read.decode.decode_pieces``.
+P(tall), P(hollow), the predicted shares of the piece and of its top in view, and the apparent
+size of its top. P(tall) then takes in what the other tops of the board say
+(``vision.learn.board_heights``: seen from above, only perspective tells tall from short, and
+only relative to the set's own width). An attribute whose part is predicted out of view is
+reported unknown. The occupied cells are then decoded jointly (the 16 pieces are all
+different) by ``vision.read.decode.decode_pieces``.
 """
 
 from __future__ import annotations
