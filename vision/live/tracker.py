@@ -55,6 +55,10 @@ class TrackerConfig:
     #: it as a second piece would put a phantom in the record (and an unread one is no loss:
     #: a real piece is taken as soon as it is the only new one, or reads clearly).
     new_piece_probability: float = 0.75
+    #: A cell that turned occupied while no hand came (a reading flickering on a still scene)
+    #: is taken as a later hand's piece only when it then reads at least this surely (a
+    #: piece put there); until then, or until seen empty, it is a flicker, not a move.
+    flicker_piece_probability: float = 0.9
     #: A recorded piece not seen for this long (while it should be visible) gives a warning.
     missing_warn_s: float = 2.0
     #: Below this predicted visible fraction, not seeing a recorded piece is expected.
@@ -100,11 +104,12 @@ class TrackerConfig:
                 f"TrackerConfig.occupied_probability must be in (0, 1), got "
                 f"{self.occupied_probability!r}"
             )
-        if not self.occupied_probability <= self.new_piece_probability < 1.0:
-            raise ValueError(
-                f"TrackerConfig.new_piece_probability must be in [occupied_probability, 1), "
-                f"got {self.new_piece_probability!r}"
-            )
+        for name in ("new_piece_probability", "flicker_piece_probability"):
+            if not self.occupied_probability <= getattr(self, name) < 1.0:
+                raise ValueError(
+                    f"TrackerConfig.{name} must be in [occupied_probability, 1), "
+                    f"got {getattr(self, name)!r}"
+                )
         if not 0.0 <= self.quarto_confidence <= 1.0:
             raise ValueError(
                 f"TrackerConfig.quarto_confidence must be in [0, 1], got "
@@ -152,6 +157,8 @@ class StateTracker:
         self._history: dict[Cell, CellEvidence] = {}  # fresh readings across windows
         self._arrival_odds: dict[Cell, float] = {}  # pieces that appeared with others
         self._doubtful: set[Cell] = set()  # weakly occupied cells that came with a clear one
+        self._hand_since_settle = True  # a hand (busy frames) since the last settled frame
+        self._flicker: set[Cell] = set()  # cells that turned occupied with no hand
         self._last_observation: Observation | None = None
         self._gate = LineGate(self.config.quarto_confidence)
         self._last_t = 0.0
@@ -179,6 +186,7 @@ class StateTracker:
         """
         self._last_t = float(now)
         if busy or not observation:
+            self._hand_since_settle = True
             self._reset_window()
             return []
         pattern = tuple(
@@ -293,17 +301,34 @@ class StateTracker:
             del self._first_seen[cell]  # it went away again: not a placement
             self._unreadable_since.pop(cell, None)
         self._doubtful &= occupied
+        self._flicker &= occupied
         for cell in [c for c in self._history if c not in occupied | recorded]:
             del self._history[cell]  # seen empty: its readings belong to no piece
         new_cells = self._likely_arrivals(observation, sorted(occupied - recorded))
         if new_cells:
             events += self._place_new(new_cells, now)
+        self._hand_since_settle = False
         events += self._recheck(observation, occupied & recorded, now)
         return events
 
     def _likely_arrivals(self, observation: Observation, cells: list[Cell]) -> list[Cell]:
-        """The newly occupied ``cells`` worth taking as moves (one piece arrives per turn)."""
+        """The newly occupied ``cells`` worth taking as moves (one piece arrives per turn).
+
+        A piece is brought by a hand: a cell that turns occupied while the scene has stayed
+        settled since the last settled frame (no hand, no motion) is a reading that flickers
+        (a re-read of a still scene crossing the threshold), not a placement; after the next
+        hand it is taken only if it reads surely occupied (a piece put there).
+        """
         p = {cell: observation.reading(cell).occupied_probability for cell in cells}
+        if not self._hand_since_settle:
+            self._flicker |= {c for c in cells if c not in self._first_seen}
+        cells = [
+            c
+            for c in cells
+            if c not in self._flicker
+            or (self._hand_since_settle and p[c] >= self.config.flicker_piece_probability)
+        ]
+        self._flicker -= set(cells)
         clear = {c for c in cells if p[c] >= self.config.new_piece_probability}
         if clear:
             # doubtful until seen empty again or read clearly (not taken on the next settle)
@@ -315,6 +340,7 @@ class StateTracker:
         self._history = {c: e for c, e in self._history.items() if c in occupied}
         self._arrival_odds.clear()
         self._doubtful.clear()
+        self._flicker.clear()
         self._gate.clear()
 
     def _decode_all(self, cells: Sequence[Cell]) -> list[tuple[Cell, Piece]]:
