@@ -173,3 +173,19 @@ def test_pieces_that_appeared_together_are_no_longer_in_doubt_after_a_later_move
     feed.place("c1", "LSSH")
     _, events = feed.place("d1", "DSSS")
     assert types(events) == ["move", "quarto"]
+
+
+def test_line_through_a_piece_that_reads_otherwise_now_is_not_announced():
+    # a1 read dark for a long time (20 readings of history), then, after a hand, light: a
+    # line "all dark" completed now is held, even though the history still leans dark
+    feed = Feed()
+    sure = {"confidence": 0.99}
+    feed.frames(1.0, **sure)
+    for name, sym in [("a1", "DRSS"), ("b1", "DRSH"), ("c1", "DSSH")]:
+        feed.place(name, sym, settle_s=3.0, **sure)
+    feed.frames(1.0, busy=True)
+    feed.pieces[A1] = Piece.from_symbol("LRSS")
+    feed.pieces[Cell.from_name("d1")] = Piece.from_symbol("DSTH")
+    events = feed.frames(0.5, **sure)
+    assert "move" in types(events) and "quarto" not in types(events)
+    assert any("possible Quarto a1-b1-c1-d1" in e.get("message", "") for e in events)

@@ -231,6 +231,11 @@ class StateTracker:
         that each is the one piece that arrived then (one piece per turn). The check is there
         to catch a wrong record, so it leans on readings only, never on the recorded pieces:
         excluding those would make the last pieces of a game certain whatever they look like.
+
+        It is the lower of two readings of the board: each cell's readings across settles
+        (they remember a piece now hidden) and the present settle's (a piece that changed
+        since, say a misread phantom that a real piece later replaced, shows there); a cell
+        not read in the present settle counts with its history in both.
         """
         game = self.game
         if game is None:
@@ -238,10 +243,14 @@ class StateTracker:
         line = [Cell(int(r), int(c)) for r, c in event["cells"]]
         cells = sorted({cell for cell, _ in game.board.items()} | set(line))
         empty = CellEvidence(self.config.evidence_frames)
-        evidences = [self._history.get(c) or self._evidence.get(c) or empty for c in cells]
-        joint = dict(zip(cells, joint_posteriors(evidences), strict=True))
+        shared = event.get("shared", {})
         arrival = math.prod(self._arrival_odds.get(cell, 1.0) for cell in line)
-        return arrival * line_confidence([joint[c] for c in line], event.get("shared", {}))
+        best = 1.0
+        for first, second in ((self._history, self._evidence), (self._evidence, self._history)):
+            evidences = [first.get(c) or second.get(c) or empty for c in cells]
+            joint = dict(zip(cells, joint_posteriors(evidences), strict=True))
+            best = min(best, line_confidence([joint[c] for c in line], shared))
+        return arrival * best
 
     # -- internals ----------------------------------------------------------------------------
     def _announce(self, events: list[Event], now: float) -> list[Event]:
