@@ -210,3 +210,30 @@ def test_pose_found_during_a_bump_is_refitted_once_the_camera_is_still():
     assert finder.calls == 3  # one refit on the first still frame, no more
     d = np.linalg.norm(bumped.cell_centers_px()[:, None] - res.cell_centers_px()[None], axis=2)
     assert d.min(axis=1).max() < 1.5
+
+
+def test_camera_moved_by_one_cell_does_not_bring_the_kept_pose_back():
+    # The lattice repeats: after a bump that moves the image by one cell pitch, the rings
+    # stand where the kept pose expects rings, but the image moved, so it is not the board's
+    # old place. The kept pose must not come back; the board is searched for.
+    from vision.geometry.board_view import BoardNotFound
+
+    view = make_view(45.0, 40.0)
+    a = draw_board(view, seed=1)
+    c = view.cell_centers_px()
+    step = c[1] - c[0]  # one cell along a row, in pixels
+    m = np.float32([[1, 0, step[0]], [0, 1, step[1]]])
+    b = cv2.warpAffine(a, m, (a.shape[1], a.shape[0]), borderMode=cv2.BORDER_REPLICATE)
+    lost = BoardNotFound("blurred")
+    finder = _ScriptedFinder(lost, lost, lost)
+    tracker = BoardTracker(finder=finder)
+    retry = tracker.config.retry_interval_s
+    first = tracker.update(a, 0.0)
+    assert first
+    assert not tracker.update(b, 1 / 15.0)  # the bump: the search fails, the pose is lost
+    res = tracker.update(b, 1 / 15.0 + 0.5 * retry)  # between searches
+    assert not res  # before, the kept pose came back here, one cell off
+    # still as before the bump: the kept pose is right again without a search
+    calls = finder.calls
+    assert tracker.update(a, 1 / 15.0 + 0.6 * retry) is first
+    assert finder.calls == calls

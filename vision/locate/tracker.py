@@ -99,6 +99,7 @@ class BoardTracker:
         self._last_search = -math.inf
         self._lost: BoardView | None = None  # a find after a loss, waiting for a second one
         self._kept: BoardView | None = None  # the pose lost to a bump that found nothing better
+        self._kept_ref: NDArray[np.float32] | None = None  # the thumbnail it was tracked on
         self._was_found = False
         self._moving = False  # the pose was found during a bump: refit when still
         self._prev_thumb: NDArray[np.float32] | None = None
@@ -196,7 +197,9 @@ class BoardTracker:
         support = float(cells.mean())
         if shift > cfg.max_shift_px:
             witnesses = self._witnesses(cells)
-            if witnesses >= self.bump_config.min_witnesses:
+            if witnesses >= self.bump_config.min_witnesses and not _moved_whole(
+                self._ref, thumb, dx, dy
+            ):
                 # The image moved but these rings did not: something moved over the board.
                 self.rejected_bumps += 1
                 log.debug("shift %.1f px at t=%.2f but %d cells keep their rings: no bump",
@@ -222,7 +225,7 @@ class BoardTracker:
     def _search_lost(self, frame: NDArray[np.uint8], t: float) -> BoardView | BoardNotFound:
         """No pose: search. After a loss, accept a pose found at the same place twice."""
         kept = self._kept
-        if kept is not None and self._samples is not None:
+        if kept is not None and self._samples is not None and self._still_as_kept(frame):
             cells = self._cell_support(frame)
             if (
                 self._witnesses(cells) >= self.bump_config.min_witnesses
@@ -271,12 +274,26 @@ class BoardTracker:
         # The kept pose lost its rings and no better one was found: the board is lost. Search
         # again on the next frames; a board found twice at the same place, or once where the
         # kept pose was (the camera did not move after all), is taken.
+        self._kept_ref = self._ref
         self.view = None
         self._ref = None
         self._low_since = None
         self._lost = kept
         self._kept = kept
         return found
+
+    def _still_as_kept(self, frame: NDArray[np.uint8]) -> bool:
+        """Is the image where it was when the kept pose was lost (no camera move)?
+
+        Rings on edges at the kept pose are not enough: the lattice repeats, so a camera
+        moved by about one cell puts other rings where the kept pose expects them.
+        """
+        ref = self._kept_ref
+        thumb = self._thumb(frame)
+        if ref is None or ref.shape != thumb.shape:
+            return False
+        (dx, dy), _ = cv2.phaseCorrelate(ref, thumb)
+        return math.hypot(dx, dy) * frame.shape[1] / thumb.shape[1] <= self.config.max_shift_px
 
     def _refit(self, frame: NDArray[np.uint8], t: float) -> BoardView:
         """Search once more on a still frame after a bump; keep the better of the two."""
@@ -319,6 +336,31 @@ class BoardTracker:
             return kept
         self._adopt(frame, found)
         return found
+
+
+def _moved_whole(
+    ref: NDArray[np.float32], thumb: NDArray[np.float32], dx: float, dy: float
+) -> bool:
+    """Does the whole image follow the shift ``(dx, dy)`` (a moved camera), rather than a
+    part of it (a hand moving over the board)?
+
+    A camera move translates everything: the reference moved by the shift matches the frame
+    far better than the reference left in place. A hand changes its own region only, and
+    moving the reference explains little. This matters because the ring lattice repeats: a
+    camera moved by about one cell leaves rings where the kept pose expects them, so ring
+    witnesses alone would call it a hand.
+    """
+    h, w = ref.shape
+    moved = cv2.warpAffine(
+        ref, np.float32([[1, 0, dx], [0, 1, dy]]), (w, h), borderMode=cv2.BORDER_REPLICATE
+    )
+    mx, my = math.ceil(abs(dx)) + 1, math.ceil(abs(dy)) + 1
+    if 2 * mx >= w or 2 * my >= h:
+        return False
+    inner = (slice(my, h - my), slice(mx, w - mx))
+    before = float(np.mean(np.abs(thumb[inner] - ref[inner])))
+    after = float(np.mean(np.abs(thumb[inner] - moved[inner])))
+    return after < 0.5 * before
 
 
 def _pitch_px(view: BoardView) -> float:
