@@ -352,7 +352,8 @@ def _moved_whole(
     """
     h, w = ref.shape
     moved = cv2.warpAffine(
-        ref, np.float32([[1, 0, dx], [0, 1, dy]]), (w, h), borderMode=cv2.BORDER_REPLICATE
+        ref, np.array([[1, 0, dx], [0, 1, dy]], np.float32), (w, h),
+        borderMode=cv2.BORDER_REPLICATE,
     )
     mx, my = math.ceil(abs(dx)) + 1, math.ceil(abs(dy)) + 1
     if 2 * mx >= w or 2 * my >= h:
