@@ -243,7 +243,7 @@ class TrackerConfig:
     max_refind_shift_pitch: float = 0.25
     board_moved_s: float = 2.0
     #: Seconds of source time between full searches while the board is lost (a hand over the
-    #: rings, a bump settling). A search costs 100-150 ms of CPU, several frames' worth: one
+    #: rings, a bump settling). A search costs 60-330 ms of CPU, several frames' worth: one
     #: every 0.2 s keeps a 15-30 fps loop in real time and still finds a moved board well
     #: within a second.
     retry_interval_s: float = 0.2
