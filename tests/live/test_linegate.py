@@ -189,28 +189,3 @@ def test_line_through_a_piece_that_reads_otherwise_now_is_not_announced():
     events = feed.frames(0.5, **sure)
     assert "move" in types(events) and "quarto" not in types(events)
     assert any("possible Quarto a1-b1-c1-d1" in e.get("message", "") for e in events)
-
-
-def test_board_cleared_after_a_held_line_ends_abandoned_not_quarto():
-    feed = Feed()
-    _line_with_misread_first_piece(feed)
-    _, events = feed.place("d1", "DSSS")
-    assert "quarto" not in types(events)  # held: a1 reads tall
-    feed.frames(1.0, busy=True)
-    feed.pieces.clear()
-    events = feed.frames(1.0)
-    (end,) = [e for e in events if e["type"] == "game_end"]
-    assert end["result"] == "abandoned"
-
-
-def test_board_cleared_after_an_announced_line_ends_quarto():
-    feed = Feed()
-    feed.frames(1.0)
-    for name, sym in [("a1", "LRSS"), ("b1", "DRSH"), ("c1", "LSSH")]:
-        feed.place(name, sym)
-    _, events = feed.place("d1", "DSSS")
-    assert "quarto" in types(events)
-    feed.frames(1.0, busy=True)
-    feed.pieces.clear()
-    (end,) = [e for e in feed.frames(1.0) if e["type"] == "game_end"]
-    assert end["result"] == "quarto"

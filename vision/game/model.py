@@ -186,21 +186,11 @@ class Game:
             ]
         )
 
-    def end(self, t: float, *, line_confirmed: bool = True) -> list[Event]:
-        """The board was cleared: ``quarto`` if the last move made a line, else ``abandoned``.
-
-        ``line_confirmed=False`` says the caller never trusted that line (a camera that held it
-        back as not read surely): the result is then what the board says without it, ``draw``
-        for a full board and ``abandoned`` otherwise, so the record does not claim a Quarto
-        nobody announced.
-        """
+    def end(self, t: float) -> list[Event]:
+        """The board was cleared: ``quarto`` if the last move made a line, else ``abandoned``."""
         if self.over:
             return []
-        if self._claimable and line_confirmed:
-            result = "quarto"
-        else:
-            result = "draw" if self.board.is_full() else "abandoned"
-        return self._emit([self._end_event(t, result)])
+        return self._emit([self._end_event(t, "quarto" if self._claimable else "abandoned")])
 
     # -- helpers ------------------------------------------------------------------------------
     def _warning_event(self, t: float, message: str) -> Event:

@@ -65,10 +65,6 @@ class LineGate:
         """The quarto events held back now."""
         return [h.event for h in self._held.values()]
 
-    def announced_any(self, lines: list[Event]) -> bool:
-        """Was any of these line events (the ones the last move made) announced?"""
-        return any(line_key(e) in self._announced for e in lines)
-
     def clear(self) -> None:
         """A new game: forget everything."""
         self._held.clear()

@@ -218,7 +218,7 @@ class StateTracker:
         """The source ended: close the game in progress (``abandoned`` or ``quarto``)."""
         if self.game is None or self.game.over:
             return []
-        return self._announce(self.game.end(now, line_confirmed=self._line_confirmed()), now)
+        return self._announce(self.game.end(now), now)
 
     def line_confidence(self, event: Event) -> float:
         """How sure the readings are of the line of a ``quarto`` event (0..1).
@@ -263,14 +263,6 @@ class StateTracker:
                 out += self._gate.release(self.line_confidence, now)
         return out
 
-    def _line_confirmed(self) -> bool:
-        """Was a line the last move made announced (not only held back as unsure)?"""
-        game = self.game
-        if game is None or not game.claimable_lines:
-            return True
-        lines = [{"cells": [[c.row, c.col] for c in line.cells]} for line in game.claimable_lines]
-        return self._gate.announced_any(lines)
-
     def _reset_window(self) -> None:
         self._window_start = None
         self._window_frames = 0
@@ -304,7 +296,7 @@ class StateTracker:
         game = self.game
         recorded = {cell for cell, _ in game.board.items()}
         if not occupied and recorded:
-            events += game.end(now, line_confirmed=self._line_confirmed())
+            events += game.end(now)
             self.game = Game(self.rules)
             self._warned.clear()
             self._new_game_evidence(occupied)
