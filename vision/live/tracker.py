@@ -152,7 +152,7 @@ class StateTracker:
         self._evidence: dict[Cell, CellEvidence] = {}
         self._missing_since: dict[Cell, float] = {}
         self._warned: set[str] = set()
-        self._unreadable_since: dict[Cell, float] = {}
+        self._weak_since: dict[Cell, float] = {}  # newest piece read weakly, since
         self._first_seen: dict[Cell, float] = {}  # new, not yet committed pieces
         self._history: dict[Cell, CellEvidence] = {}  # fresh readings across windows
         self._arrival_odds: dict[Cell, float] = {}  # pieces that appeared with others
@@ -302,13 +302,13 @@ class StateTracker:
             self._new_game_evidence(occupied)
             self._missing_since.clear()
             self._first_seen.clear()
-            self._unreadable_since.clear()
+            self._weak_since.clear()
             events += self.game.start(now, [r.center_px for r in observation.cells])
             return events
         events += self._check_missing(observation, recorded - occupied, now)
         for cell in [c for c in self._first_seen if c not in occupied]:
             del self._first_seen[cell]  # it went away again: not a placement
-            self._unreadable_since.pop(cell, None)
+            self._weak_since.pop(cell, None)
         self._doubtful &= occupied
         self._flicker &= occupied
         for cell in [c for c in self._history if c not in occupied | recorded]:
@@ -398,10 +398,10 @@ class StateTracker:
             best = ranked[0]
             margin = evidence.score(best) - evidence.score(ranked[1]) if len(ranked) > 1 else 1e9
             if margin < self.config.decision_margin and newest and len(same_time) == 1:
-                since = self._unreadable_since.setdefault(cell, now)
+                since = self._weak_since.setdefault(cell, now)
                 if now - since < self.config.weak_commit_s:
                     continue
-            self._unreadable_since.pop(cell, None)
+            self._weak_since.pop(cell, None)
             unseen = [name for name in ATTRIBUTES if not evidence.log_odds[name]]
             if unseen:
                 events += self._warn_once(
