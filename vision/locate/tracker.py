@@ -187,12 +187,13 @@ class BoardTracker:
             # The pose was found while the camera moved (a bump): fit it again on the first
             # still frame, where the image is sharp and stays put.
             prev, self._prev_thumb = self._prev_thumb, thumb
-            if prev is not None and prev.shape == thumb.shape:
-                (mx, my), _ = cv2.phaseCorrelate(prev, thumb)
-                if math.hypot(mx, my) * scale < self.bump_config.calm_shift_px:
-                    return self._refit(frame, t)
-        (dx, dy), _resp = cv2.phaseCorrelate(self._ref, thumb)
-        shift = math.hypot(dx, dy) * scale
+            if (
+                prev is not None
+                and prev.shape == thumb.shape
+                and _shift(prev, thumb, scale)[2] < self.bump_config.calm_shift_px
+            ):
+                return self._refit(frame, t)
+        dx, dy, shift = _shift(self._ref, thumb, scale)
         cells = self._cell_support(frame)
         support = float(cells.mean())
         if shift > cfg.max_shift_px:
@@ -292,8 +293,7 @@ class BoardTracker:
         thumb = self._thumb(frame)
         if ref is None or ref.shape != thumb.shape:
             return False
-        (dx, dy), _ = cv2.phaseCorrelate(ref, thumb)
-        return math.hypot(dx, dy) * frame.shape[1] / thumb.shape[1] <= self.config.max_shift_px
+        return _shift(ref, thumb, frame.shape[1] / thumb.shape[1])[2] <= self.config.max_shift_px
 
     def _refit(self, frame: NDArray[np.uint8], t: float) -> BoardView:
         """Search once more on a still frame after a bump; keep the better of the two."""
@@ -336,6 +336,15 @@ class BoardTracker:
             return kept
         self._adopt(frame, found)
         return found
+
+
+def _shift(
+    ref: NDArray[np.float32], thumb: NDArray[np.float32], scale: float
+) -> tuple[float, float, float]:
+    """Translation (dx, dy) of ``thumb`` against ``ref`` in thumbnail pixels, and its length
+    in full-resolution pixels (``scale`` = frame width / thumbnail width)."""
+    (dx, dy), _ = cv2.phaseCorrelate(ref, thumb)
+    return dx, dy, math.hypot(dx, dy) * scale
 
 
 def _moved_whole(
