@@ -8,6 +8,7 @@ Public API::
     label = render_game("out/game.mp4", seed, "missed")  # + out/game.json
 
 Modules, one concern each: ``scene`` (sampling), ``materials`` (colours, set sizes),
+``palette`` (the wide colours of ``SceneOptions(palette="wide")``),
 ``textures`` (table/board/wood), ``meshes`` (pieces, clutter, tubes), ``shading`` (lights,
 shadows), ``raster`` (planes, painter's algorithm, ID buffer), ``compose`` (a scene into a
 linear image), ``effects`` (camera simulation), ``labels`` (sidecar JSON), ``still``,

@@ -69,6 +69,17 @@ def kelvin_to_rgb(temperature_k: float) -> np.ndarray:
 
 
 @dataclass(frozen=True)
+class PieceFinish:
+    """What a piece set looks like: its material, two albedos (linear RGB) and surface."""
+
+    material: str  # wood | plastic
+    light_rgb: RGB
+    dark_rgb: RGB
+    gloss: float  # specular strength: wax on wood, shine of plastic
+    grain: float  # wood-grain contrast (0 for plastic)
+
+
+@dataclass(frozen=True)
 class PieceSet:
     """Sizes and colours of one physical set (all 16 pieces)."""
 
@@ -103,8 +114,9 @@ class PieceSet:
         }
 
 
-def sample_piece_set(rng: np.random.Generator, style: str, cell_diameter_m: float) -> PieceSet:
-    """A set that fits the board: footprint about 0.62 of the cell ring."""
+def classic_piece_finish(rng: np.random.Generator, style: str) -> PieceFinish:
+    """Colours of a set from the classic palettes (:data:`LIGHT_WOODS`, :data:`DARK_WOODS`,
+    :data:`PLASTIC_PAIRS`), each jittered by a few sRGB levels."""
     plastic = style == "diy_axis" and rng.random() < 0.5
     if plastic:
         light_b, dark_b = PLASTIC_PAIRS[int(rng.integers(len(PLASTIC_PAIRS)))]
@@ -122,13 +134,35 @@ def sample_piece_set(rng: np.random.Generator, style: str, cell_diameter_m: floa
     jitter = rng.normal(0.0, 6.0, (2, 3))
     light = srgb_to_linear(np.clip(np.array(light_b) + jitter[0], 0, 255))
     dark = srgb_to_linear(np.clip(np.array(dark_b) + jitter[1], 0, 255))
+    return PieceFinish(
+        material,
+        (float(light[0]), float(light[1]), float(light[2])),
+        (float(dark[0]), float(dark[1]), float(dark[2])),
+        gloss,
+        grain,
+    )
+
+
+def sample_piece_set(
+    rng: np.random.Generator,
+    style: str,
+    cell_diameter_m: float,
+    finish: PieceFinish | None = None,
+) -> PieceSet:
+    """A set that fits the board: footprint about 0.62 of the cell ring.
+
+    ``finish`` gives the colours (drawn from the classic palettes when None, before the sizes,
+    so classic scenes keep their random stream).
+    """
+    if finish is None:
+        finish = classic_piece_finish(rng, style)
     foot = cell_diameter_m * float(rng.uniform(0.58, 0.66))
     short = foot * float(rng.uniform(1.0, 1.5))
     tall = short * float(rng.uniform(1.5, 2.1))
     return PieceSet(
-        material=material,
-        light_rgb=(float(light[0]), float(light[1]), float(light[2])),
-        dark_rgb=(float(dark[0]), float(dark[1]), float(dark[2])),
+        material=finish.material,
+        light_rgb=finish.light_rgb,
+        dark_rgb=finish.dark_rgb,
         round_diameter_m=foot,
         square_side_m=foot * float(rng.uniform(0.93, 1.0)),
         short_height_m=short,
@@ -139,8 +173,8 @@ def sample_piece_set(rng: np.random.Generator, style: str, cell_diameter_m: floa
         groove_tall_frac=float(rng.uniform(0.36, 0.44)),
         groove_short_frac=float(rng.uniform(0.7, 0.8)),
         chamfer_m=foot * float(rng.uniform(0.02, 0.06)),
-        gloss=gloss,
-        grain=grain,
+        gloss=finish.gloss,
+        grain=finish.grain,
     )
 
 

@@ -20,6 +20,7 @@ from vision.render.materials import (
     kelvin_to_rgb,
     sample_piece_set,
 )
+from vision.render.palette import wide_board_look, wide_piece_finish
 from vision.render.rig import CameraSample, sample_camera
 from vision.rules.board import ALL_CELLS, Cell
 from vision.rules.pieces import ALL_PIECES, Piece
@@ -37,6 +38,9 @@ TABLE_KINDS: tuple[str, ...] = (
 )
 _TABLE_WEIGHTS = (0.25, 0.15, 0.15, 0.12, 0.08, 0.1, 0.15)
 CLUTTER_KINDS: tuple[str, ...] = ("mug", "box", "pen", "book", "phone")
+#: ``classic``: the colours of real sets (:mod:`vision.render.materials`); ``wide``: boards,
+#: markings and piece pairs of any hue and lightness (:mod:`vision.render.palette`).
+PALETTES: tuple[str, ...] = ("classic", "wide")
 
 
 @dataclass(frozen=True)
@@ -57,6 +61,7 @@ class SceneOptions:
     max_clutter: int = 3  # objects on the table besides the set
     distortion_prob: float = 0.25  # chance of visible radial lens distortion
     hand_prob: float = 0.0  # chance of a hand over the board in a still
+    palette: str = "classic"  # colours of boards and sets: one of PALETTES
 
     def __post_init__(self) -> None:
         w, h = self.size_wh
@@ -64,6 +69,8 @@ class SceneOptions:
             raise ValueError(f"size_wh must be at least 64x64, got {self.size_wh!r}")
         if self.style is not None and self.style not in BOARD_STYLES:
             raise ValueError(f"style must be one of {BOARD_STYLES}, got {self.style!r}")
+        if self.palette not in PALETTES:
+            raise ValueError(f"palette must be one of {PALETTES}, got {self.palette!r}")
         lo, hi = self.elevation_deg
         if not 5.0 <= lo <= hi <= 90.0:
             raise ValueError(f"elevation_deg must satisfy 5 <= low <= high <= 90, got {(lo, hi)!r}")
@@ -180,9 +187,11 @@ def sample_scene(
             big_circle_radius_m=side * float(rng.uniform(0.955, 0.975)) / 2.0,
         )
     thickness = float(rng.uniform(0.010, 0.018))
-    look = board_look(rng, style)
+    wide = opts.palette == "wide"
+    look = wide_board_look(rng, style) if wide else board_look(rng, style)
     look["corner_radius_m"] = float(rng.uniform(0.004, 0.014))
-    pset = sample_piece_set(rng, style, spec.cell_diameter_m)
+    finish = wide_piece_finish(rng, style) if wide else None
+    pset = sample_piece_set(rng, style, spec.cell_diameter_m, finish)
     if board_pieces is None:
         n = int(rng.integers(opts.n_pieces[0], opts.n_pieces[1] + 1))
         cells = [ALL_CELLS[i] for i in rng.permutation(16)[:n]]
