@@ -9,6 +9,14 @@ Training images are seeds 100000.. of ``vision.render.render_still`` with 3-16 p
 ones are rendered into ``--data`` first (about 1 s each, one process). Seeds 102250-102499 are
 held out for validation (early stopping, temperatures, the figures printed at
 the end), as for the perceptron. Nothing here reads photoreal_dev or real photos.
+
+A second set of renders with other scene options can be added, e.g. the wide colour palette
+(seeds 300000.., the last ``--extra-val`` of them held out as a second validation set, which
+also takes part in the temperatures)::
+
+    python benchmarks/train_cnn.py --images 2000 --extra /tmp/learn-data/train_wide \
+        --extra-images 1500 --extra-val 100 --extra-palette wide \
+        --init vision/learn/cells_cnn.npz --lr 1e-3 --augment 2 --epochs 4 --threads 1
 """
 
 from __future__ import annotations
@@ -35,14 +43,16 @@ from vision.learn.patches import PATCH_CHANNELS, PATCH_SCALARS, PatchConfig, cel
 
 FIRST_SEED = 100000
 VAL_SEEDS = range(102250, 102500)
+#: First seed of the extra renders (``--extra``): used nowhere else.
+FIRST_EXTRA_SEED = 300000
 
 
-def render_missing(folder: Path, seeds: range) -> None:
+def render_missing(folder: Path, seeds: range, palette: str = "classic") -> None:
     """Render every seed whose image or label is missing in ``folder``."""
     from vision.render import SceneOptions, render_still, write_still
 
     folder.mkdir(parents=True, exist_ok=True)
-    options = SceneOptions(n_pieces=(3, 16))
+    options = SceneOptions(n_pieces=(3, 16), palette=palette)
     todo = [s for s in seeds if not (folder / f"{s}.json").exists()]
     for k, seed in enumerate(todo):
         image, label = render_still(seed, options=options)
@@ -253,6 +263,14 @@ def figures(name: str, p: np.ndarray, y: np.ndarray, w: np.ndarray) -> None:
           + f"; pieces any attribute wrong {100 * wrong.mean():.2f}% (independent)", flush=True)
 
 
+def val_figures(name: str, p: np.ndarray, va: dict[str, np.ndarray], n_classic: int) -> None:
+    """Figures on the classic validation cells (the first ``n_classic``) and, when there are
+    more, on the extra ones."""
+    figures(name, p[:n_classic], va["y"][:n_classic], va["w"][:n_classic])
+    if len(p) > n_classic:
+        figures(name + " (extra)", p[n_classic:], va["y"][n_classic:], va["w"][n_classic:])
+
+
 def size_figures(p: np.ndarray, y: np.ndarray, w: np.ndarray) -> None:
     """Error of the predicted apparent top size (log units: 0.05 is 5 %)."""
     k = OUTPUTS.index("top_size")
@@ -282,6 +300,15 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--init", type=Path, default=None,
                     help="fine-tune this folded model (same layout) instead of starting afresh")
     ap.add_argument("--lr", type=float, default=3e-3, help="peak learning rate")
+    ap.add_argument("--extra", type=Path, default=None,
+                    help="folder of extra training renders (seeds from --extra-first-seed)")
+    ap.add_argument("--extra-first-seed", type=int, default=FIRST_EXTRA_SEED)
+    ap.add_argument("--extra-images", type=int, default=0,
+                    help="extra training renders (their validation seeds follow them)")
+    ap.add_argument("--extra-val", type=int, default=0,
+                    help="extra renders held out for validation, after the training ones")
+    ap.add_argument("--extra-palette", default="wide",
+                    help="SceneOptions.palette of the extra renders")
     ap.add_argument("--cache", type=Path, default=Path("/tmp/learn-data/cnn-cache"))
     ap.add_argument("--out", type=Path, default=DEFAULT_CNN_PATH)
     args = ap.parse_args(argv)
@@ -294,27 +321,46 @@ def main(argv: list[str] | None = None) -> int:
     torch.set_num_threads(args.threads)
     cv2.setNumThreads(1)
     cfg = PatchConfig()
+    extra_train = range(args.extra_first_seed, args.extra_first_seed + args.extra_images)
+    extra_val = range(extra_train.stop, extra_train.stop + args.extra_val)
     if not args.no_render:
         render_missing(args.data, range(FIRST_SEED, FIRST_SEED + args.images))
         render_missing(args.data, VAL_SEEDS)
+        if args.extra is not None:
+            render_missing(args.extra, range(extra_train.start, extra_val.stop),
+                           args.extra_palette)
     val = [args.data / f"{s}.json" for s in VAL_SEEDS if (args.data / f"{s}.json").exists()]
     train = [args.data / f"{s}.json" for s in range(FIRST_SEED, FIRST_SEED + args.images)
              if s not in VAL_SEEDS and (args.data / f"{s}.json").exists()]
     if not train or not val:
         print(f"no training or validation renders in {args.data}", file=sys.stderr)
         return 2
-    print(f"{len(train)} training images, {len(val)} validation images", flush=True)
+    extra: list[Path] = []
+    val_extra: list[Path] = []
+    if args.extra is not None:
+        extra = [args.extra / f"{s}.json" for s in extra_train
+                 if (args.extra / f"{s}.json").exists()]
+        val_extra = [args.extra / f"{s}.json" for s in extra_val
+                     if (args.extra / f"{s}.json").exists()]
+    print(f"{len(train)} training images, {len(val)} validation images; extra "
+          f"({args.extra_palette}) {len(extra)} training, {len(val_extra)} validation", flush=True)
     args.cache.mkdir(parents=True, exist_ok=True)
     # Cached in chunks of 500 seeds so that adding renders only extracts the new ones.
     chunks = []
-    for start in range(0, len(train), 500):
-        part = train[start:start + 500]
-        name = f"train_{part[0].stem}_{part[-1].stem}_j{args.jitters}.npz"
-        chunks.append(extract(part, jitters=args.jitters, seed=int(part[0].stem), cfg=cfg,
-                              cache=args.cache / name if len(part) == 500 else None))
+    for paths in (train, extra):
+        for start in range(0, len(paths), 500):
+            part = paths[start:start + 500]
+            name = f"train_{part[0].stem}_{part[-1].stem}_j{args.jitters}.npz"
+            chunks.append(extract(part, jitters=args.jitters, seed=int(part[0].stem), cfg=cfg,
+                                  cache=args.cache / name if len(part) == 500 else None))
     tr = {k: np.concatenate([c[k] for c in chunks]) for k in chunks[0]}
     va = extract(val, jitters=1, seed=2, cfg=cfg, cache=args.cache / f"val_{len(val)}.npz")
-    print(f"training cells {len(tr['y'])}, validation cells {len(va['y'])}", flush=True)
+    vx = None
+    if val_extra:
+        vx = extract(val_extra, jitters=1, seed=3, cfg=cfg, cache=args.cache /
+                     f"val_{val_extra[0].stem}_{val_extra[-1].stem}.npz")
+    print(f"training cells {len(tr['y'])}, validation cells {len(va['y'])}"
+          + ("" if vx is None else f" + {len(vx['y'])} extra"), flush=True)
 
     widths = tuple(int(v) for v in args.widths.split(","))
     net = build_torch_net(cfg, widths, args.hidden, batch_norm=args.init is None)
@@ -326,6 +372,9 @@ def main(argv: list[str] | None = None) -> int:
         load_folded(net, init)
     x_tr = torch.from_numpy(tr["images"])
     s_tr, y_tr, w_tr = (torch.from_numpy(tr[k]) for k in ("scalars", "y", "w"))
+    n_va = len(va["y"])  # the extra validation cells follow the classic ones
+    if vx is not None:
+        va = {k: np.concatenate([va[k], vx[k]]) for k in va}
     x_va = torch.from_numpy(va["images"].astype(np.float32))
     s_va = torch.from_numpy(va["scalars"])
     opt = torch.optim.AdamW(net.parameters(), lr=2e-3, weight_decay=1e-3)
@@ -372,7 +421,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"epoch {epoch + 1}/{args.epochs}: train loss {total / (i + 1):.4f}, validation "
               f"loss {weighted_bce(z, va['y'], va['w']):.4f} "
               f"({time.perf_counter() - t0:.0f} s)", flush=True)
-        figures("  validation", 1 / (1 + np.exp(-z)), va["y"], va["w"])
+        val_figures("  validation", 1 / (1 + np.exp(-z)), va, n_va)
         size_figures(1 / (1 + np.exp(-z)), va["y"], va["w"])
     net.eval()
     z = val_logits()
@@ -385,9 +434,13 @@ def main(argv: list[str] | None = None) -> int:
             "hidden": args.hidden, "augment": args.augment,
             "size_weight": args.size_weight,
             "init": None if args.init is None else str(args.init.name), "lr": args.lr}
+    if extra:
+        info["extra"] = {"palette": args.extra_palette, "train_images": len(extra),
+                         "first_seed": args.extra_first_seed,
+                         "validation_images": len(val_extra)}
     model = ConvCellModel((folded,), cfg, OUTPUTS, info, mirror_average=False)
     p = model.predict_patches(va["images"].astype(np.float32), va["scalars"])
-    figures("validation (folded numpy network, calibrated)", p, va["y"], va["w"])
+    val_figures("validation (folded numpy network, calibrated)", p, va, n_va)
     size_figures(p, va["y"], va["w"])
     model.save(args.out)
     print(f"saved {args.out} ({args.out.stat().st_size / 1e6:.2f} MB)")
