@@ -103,6 +103,23 @@ class LocateConfig:
     quad_max_area: float = 0.9
     #: Two outlines whose corners all lie within this share of their size are one.
     quad_same_tol: float = 0.08
+    #: A chroma channel (CIELAB a* or b*, 8-bit units) is cut into regions only when its
+    #: standard deviation over the image exceeds this: below it the scene has no hue
+    #: difference a board could stand out by, and Otsu's threshold would cut sensor noise.
+    quad_min_chroma_std: float = 2.5
+    #: Straight runs of a region's contour (pieces standing in front of a board side break
+    #: it into runs): runs shorter than this share of the perimeter are ignored ...
+    quad_run_min_side: float = 0.04
+    #: ... runs within this angle (degrees) and this share of the perimeter of one line
+    #: are one side ...
+    quad_run_parallel_deg: float = 6.0
+    quad_run_offset: float = 0.015
+    #: ... and consecutive sides of the four heaviest lines turn by this range (degrees; a
+    #: square's sides seen from 25 degrees elevation and a wide lens stay within it).
+    quad_run_turn_deg: tuple[float, float] = (35.0, 145.0)
+    #: The runs' quadrilateral must have this share of the region's area, and at most its
+    #: inverse (pieces sticking out add area, the big circle's holes remove some).
+    quad_run_min_fill: float = 0.6
     #: Opening kernel for the brightness regions, share of the image width: removes pieces
     #: sticking out of the board's outline (a piece is about 3% of the width when the board
     #: fills 25%), keeps the board.

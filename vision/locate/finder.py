@@ -243,7 +243,9 @@ def find_board(
         qscale = min(1.0, config.quad_width_px / work.shape[1])
         small = work if qscale == 1.0 else cv2.resize(work, None, fx=qscale, fy=qscale,
                                                        interpolation=cv2.INTER_AREA)
-        for q in board_quads(small, config):
+        colour = cv2.resize(frame, (small.shape[1], small.shape[0]),
+                            interpolation=cv2.INTER_AREA)
+        for q in board_quads(small, config, colour):
             hyps.extend(quad_hypotheses(q / qscale, config))
     if not hyps:
         return BoardNotFound(

@@ -6,9 +6,22 @@ hull of a region cut out by the edge map, simplified to four vertices, is a good
 of the board's outline even when its cell rings are too faint to be ring candidates. Each
 outline then seeds grid hypotheses for both layouts, which the ring-edge fit refines and
 verifies like any other hypothesis.
+
+Two refinements make the outline robust to what the photoreal boards showed:
+
+- a painted board often differs from its table by hue more than by lightness (a green
+  board on a white table, a purple one on a red and white cloth), so regions are also cut
+  from the chroma channels (CIELAB a* and b*) of a colour image;
+- tall pieces near the far edge stick out of the board's outline and a convex hull bridges
+  over them; the board's sides are still long straight runs of the region's own contour on
+  both sides of a piece, so a second quadrilateral is fitted to the four best-supported
+  straight runs of the contour.
 """
 
 from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
 
 import cv2
 import numpy as np
@@ -23,7 +36,8 @@ FloatArray = NDArray[np.float64]
 _UNIT_SQUARE = np.array([[-0.5, -0.5], [0.5, -0.5], [0.5, 0.5], [-0.5, 0.5]])
 
 
-def board_quads(gray: NDArray[np.uint8], config: LocateConfig) -> list[FloatArray]:
+def board_quads(gray: NDArray[np.uint8], config: LocateConfig,
+                colour: NDArray[np.uint8] | None = None) -> list[FloatArray]:
     """Convex quadrilaterals (4, 2) in ``gray``'s pixels that may be the board's top face.
 
     Parameters
@@ -32,6 +46,9 @@ def board_quads(gray: NDArray[np.uint8], config: LocateConfig) -> list[FloatArra
         Grey image (any size; a few hundred pixels wide is enough).
     config : LocateConfig
         Area and shape limits.
+    colour : (H, W, 3) uint8, optional
+        The same image in BGR: its chroma channels cut out boards that differ from the
+        table by hue.
 
     Returns
     -------
@@ -39,11 +56,17 @@ def board_quads(gray: NDArray[np.uint8], config: LocateConfig) -> list[FloatArra
     """
     if gray.ndim != 2 or gray.dtype != np.uint8:
         raise ValueError(f"gray must be a 2-D uint8 image, got {gray.dtype} {gray.shape}")
+    if colour is not None and (colour.shape != (*gray.shape, 3) or colour.dtype != np.uint8):
+        raise ValueError(f"colour must be (H, W, 3) uint8 like gray {gray.shape}, got "
+                         f"{colour.dtype} {colour.shape}")
+    masks = _region_masks(gray, config)
+    if colour is not None:
+        masks.extend(_chroma_masks(colour, config))
     found: list[tuple[float, FloatArray]] = []
-    for mask in _region_masks(gray, config):
+    for mask in masks:
         found.extend(_quads_in(mask, config))
-    found = _dedupe(found, config.quad_same_tol)
-    return [q for _, q in found[: config.max_quads]]
+    found = _dedupe(found, config.quad_same_tol, config.max_quads)
+    return [q for _, q in found]
 
 
 def _region_masks(gray: NDArray[np.uint8], config: LocateConfig) -> list[NDArray[np.uint8]]:
@@ -72,8 +95,32 @@ def _region_masks(gray: NDArray[np.uint8], config: LocateConfig) -> list[NDArray
     return masks
 
 
+def _chroma_masks(colour: NDArray[np.uint8], config: LocateConfig) -> list[NDArray[np.uint8]]:
+    """Regions of one hue: Otsu thresholds of the CIELAB a* (green-red) and b* (blue-yellow)
+    channels, opened like the brightness regions. A channel whose spread over the image is
+    below ``config.quad_min_chroma_std`` holds no hue difference, only noise, and gives
+    no mask."""
+    lab = cv2.cvtColor(cv2.GaussianBlur(colour, (0, 0), config.quad_smooth_px),
+                       cv2.COLOR_BGR2LAB)
+    k = max(3, int(config.quad_open_frac * colour.shape[1]) | 1)
+    kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k))
+    out = []
+    for ch in (1, 2):
+        c = np.ascontiguousarray(lab[:, :, ch])
+        _, std = cv2.meanStdDev(c)
+        if float(std[0, 0]) < config.quad_min_chroma_std:
+            continue
+        for mode in (cv2.THRESH_BINARY, cv2.THRESH_BINARY_INV):
+            _, m = cv2.threshold(c, 0, 255, mode | cv2.THRESH_OTSU)
+            m = cv2.morphologyEx(m, cv2.MORPH_CLOSE, np.ones((5, 5), np.uint8))
+            out.append(cv2.morphologyEx(m, cv2.MORPH_OPEN, kernel))
+    return out
+
+
 def _quads_in(mask: NDArray[np.uint8], config: LocateConfig) -> list[tuple[float, FloatArray]]:
-    """Quadrilateral outlines of the blobs of a binary image, with their hull areas."""
+    """Quadrilateral outlines of the blobs of a binary image, with their areas: the four
+    longest sides of the convex hull, and the four best-supported straight runs of the
+    contour itself."""
     h, w = mask.shape
     out: list[tuple[float, FloatArray]] = []
     cnts, _ = cv2.findContours(mask, cv2.RETR_LIST, cv2.CHAIN_APPROX_SIMPLE)
@@ -84,22 +131,120 @@ def _quads_in(mask: NDArray[np.uint8], config: LocateConfig) -> list[tuple[float
             continue
         hull = cv2.convexHull(outer)
         hull_area = float(cv2.contourArea(hull))
+        quads = []
         # Solidity of the outline: pieces standing on the board and the big circle leave
         # holes inside it, not dents in it.
-        if hull_area <= 0 or area / hull_area < config.quad_min_solidity:
-            continue
-        qf = _four_sides(hull, config)
-        if qf is None:
-            continue
-        qa = float(cv2.contourArea(qf.astype(np.float32)))
-        if not config.quad_min_fill * hull_area <= qa <= hull_area / config.quad_min_fill:
-            continue
-        # Outlines running along the image border are the table or the frame, not a board.
-        on_border = (qf[:, 0] <= 2) | (qf[:, 0] >= w - 3) | (qf[:, 1] <= 2) | (qf[:, 1] >= h - 3)
-        if on_border.sum() > 1:
-            continue
-        out.append((hull_area, qf))
+        if hull_area > 0 and area / hull_area >= config.quad_min_solidity:
+            qf = _four_sides(hull, config)
+            if qf is not None:
+                qa = float(cv2.contourArea(qf.astype(np.float32)))
+                if config.quad_min_fill * hull_area <= qa <= hull_area / config.quad_min_fill:
+                    quads.append((hull_area, qf))
+        ql = _four_runs(outer, config)
+        if ql is not None:
+            qa = float(cv2.contourArea(ql.astype(np.float32)))
+            if config.quad_run_min_fill * area <= qa <= area / config.quad_run_min_fill:
+                quads.append((qa, ql))
+        for qa, q in quads:
+            # Outlines along the image border are the table or the frame, not a board.
+            on_border = (q[:, 0] <= 2) | (q[:, 0] >= w - 3) | (q[:, 1] <= 2) | (q[:, 1] >= h - 3)
+            if on_border.sum() <= 1:
+                out.append((qa, q))
     return out
+
+
+@dataclass
+class _Side:
+    """Straight runs of a contour on one line: outward normal (angle and unit vector),
+    offset along it, the runs' end points and lengths."""
+
+    angle: float
+    normal: FloatArray
+    offset: float
+    ends: list[FloatArray] = field(default_factory=list)
+    weights: list[float] = field(default_factory=list)
+
+    @property
+    def length(self) -> float:
+        return float(sum(self.weights))
+
+    def add(self, p0: FloatArray, p1: FloatArray, length: float) -> None:
+        self.ends.extend([p0, p1])
+        self.weights.append(length)
+
+
+def _four_runs(contour: NDArray[np.int32], config: LocateConfig) -> FloatArray | None:
+    """The quadrilateral of the four best-supported straight runs of a region's contour.
+
+    The contour is simplified to a polygon; its sides of at least ``quad_run_min_side`` of
+    the perimeter are grouped into lines (nearly parallel and on one line: one board side
+    broken by a piece standing in front of it), each line weighted by its total length.
+    The four heaviest lines, each at least ``quad_min_side`` of the perimeter long in all,
+    in the order of their outward normals, must turn by roughly a right angle from one to
+    the next (a square seen in perspective); their crossings are the corners.
+    """
+    peri = cv2.arcLength(contour, True)
+    poly = cv2.approxPolyDP(contour, config.quad_eps[0] * peri, True).reshape(-1, 2)
+    poly = poly.astype(np.float64)
+    if len(poly) < 4:
+        return None
+    seg = np.roll(poly, -1, axis=0) - poly
+    length = np.hypot(seg[:, 0], seg[:, 1])
+    mom = cv2.moments(contour)
+    if mom["m00"] <= 0:
+        return None
+    centre = np.array([mom["m10"], mom["m01"]]) / mom["m00"]
+    max_turn = math.radians(config.quad_run_parallel_deg)
+    max_off = config.quad_run_offset * peri
+    sides: list[_Side] = []
+    for i in np.argsort(-length):
+        if length[i] < config.quad_run_min_side * peri:
+            break
+        p0, p1 = poly[i], poly[(i + 1) % len(poly)]
+        d = seg[i] / length[i]
+        nrm = np.array([d[1], -d[0]])
+        if nrm @ (centre - p0) > 0:
+            nrm = -nrm  # outward
+        ang = math.atan2(nrm[1], nrm[0])
+        mid = 0.5 * (p0 + p1)
+        for side in sides:
+            turn = abs((ang - side.angle + math.pi) % (2 * math.pi) - math.pi)
+            if turn < max_turn and abs(side.normal @ mid - side.offset) < max_off:
+                side.add(p0, p1, float(length[i]))
+                break
+        else:
+            side = _Side(ang, nrm, float(nrm @ p0))
+            side.add(p0, p1, float(length[i]))
+            sides.append(side)
+    heavy = sorted(sides, key=lambda sd: -sd.length)[:4]
+    # Each side, all its runs together, as long as a side of the hull's quadrilateral must
+    # be (the short wiggles of a ragged region make no side).
+    if len(heavy) < 4 or heavy[-1].length < config.quad_min_side * peri:
+        return None
+    lines = []
+    for side in heavy:
+        pts, wts = np.array(side.ends), np.repeat(side.weights, 2)
+        m = (pts * wts[:, None]).sum(axis=0) / wts.sum()
+        x = pts - m
+        _, vecs = np.linalg.eigh((x * wts[:, None]).T @ x)
+        lines.append((side.angle, m, vecs[:, 1]))  # direction of the largest spread
+    lines.sort(key=lambda ln: ln[0])
+    lo, hi = (math.radians(a) for a in config.quad_run_turn_deg)
+    corners = []
+    for i in range(4):
+        a1, m1, d1 = lines[i]
+        a2, m2, d2 = lines[(i + 1) % 4]
+        if not lo < (a2 - a1) % (2 * math.pi) < hi:
+            return None
+        den = d1[0] * d2[1] - d1[1] * d2[0]
+        if abs(den) < 1e-9:
+            return None
+        u = ((m2[0] - m1[0]) * d2[1] - (m2[1] - m1[1]) * d2[0]) / den
+        corners.append(m1 + u * d1)
+    quad = np.array(corners)
+    if not cv2.isContourConvex(quad.astype(np.float32).reshape(-1, 1, 2)):
+        return None
+    return quad
 
 
 def _four_sides(hull: NDArray[np.int32], config: LocateConfig) -> FloatArray | None:
@@ -134,22 +279,28 @@ def _four_sides(hull: NDArray[np.int32], config: LocateConfig) -> FloatArray | N
     return quad
 
 
-def _dedupe(quads: list[tuple[float, FloatArray]], tol: float) -> list[tuple[float, FloatArray]]:
+def _dedupe(quads: list[tuple[float, FloatArray]], tol: float,
+            limit: int | None = None) -> list[tuple[float, FloatArray]]:
+    """The largest quads, each unlike every larger one kept, at most ``limit`` of them."""
     kept: list[tuple[float, FloatArray]] = []
     for a, q in sorted(quads, key=lambda f: -f[0]):
         size = np.sqrt(a)
         if all(_quad_distance(q, k) > tol * size for _, k in kept):
             kept.append((a, q))
+            if limit is not None and len(kept) >= limit:
+                break
     return kept
+
+
+#: Corner orders of a quadrilateral: the 4 rotations of both directions of travel.
+_QUAD_ORDERS = np.array([np.roll(np.arange(4), r) for r in range(4)]
+                        + [np.roll(np.arange(4)[::-1], r) for r in range(4)])
 
 
 def _quad_distance(a: FloatArray, b: FloatArray) -> float:
     """Largest corner distance between two quads, over the cyclic orders of b."""
-    best = np.inf
-    for r in range(4):
-        for bb in (np.roll(b, r, axis=0), np.roll(b[::-1], r, axis=0)):
-            best = min(best, float(np.max(np.hypot(*(a - bb).T))))
-    return float(best)
+    d = a[None, :, :] - b[_QUAD_ORDERS]
+    return float(np.hypot(d[..., 0], d[..., 1]).max(axis=1).min())
 
 
 def quad_hypotheses(quad: FloatArray, config: LocateConfig) -> list[LatticeHypothesis]:
