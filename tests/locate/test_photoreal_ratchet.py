@@ -2,7 +2,9 @@
 
 The committed floors are below the figures measured when they were set (found 81%, median
 cell error 0.6% of the spacing, no board with a cell off by more than half cell in 100% of
-the found ones); a change that drops below them must say why.
+the found ones; found raised when board outlines took chroma regions and straight contour
+runs: 28 of 32, 87.5%, the floor allows one board less); a change that drops below them
+must say why.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from vision.locate import find_board
 
 PHOTOREAL = Path(__file__).resolve().parents[2] / ".." / "shared" / "photoreal_dev"
 
-FLOOR_FOUND = 0.75
+FLOOR_FOUND = 0.84
 CEILING_MEDIAN_ERR = 0.02
 FLOOR_NOT_MISPLACED = 0.95
 

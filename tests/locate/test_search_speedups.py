@@ -118,3 +118,15 @@ def test_ring_contrast_along_a_rectangles_outline_is_not_ring_evidence():
                                       np.linalg.inv(board_to_grid(0.0)), side / 2.0,
                                       LocateConfig().outline_clearance_pitch)
     assert clear < min_contrast
+
+
+def test_distance_to_polygon_equals_opencv():
+    from vision.locate.candidates import _distance_to_polygon
+
+    rng = np.random.default_rng(5)
+    for _ in range(50):
+        quad = rng.integers(0, 100, (4, 2)).astype(np.float64)
+        pts = rng.uniform(-10.0, 110.0, (30, 2))
+        poly = quad.reshape(-1, 1, 2).astype(np.float32)
+        ref = np.abs([cv2.pointPolygonTest(poly, (float(x), float(y)), True) for x, y in pts])
+        assert np.allclose(_distance_to_polygon(pts, quad), ref, atol=1e-3)

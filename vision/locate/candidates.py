@@ -309,13 +309,21 @@ def fit_square(points: FloatArray, config: LocateConfig) -> Ellipse | None:
     if b / a < config.min_axis_ratio or min(lu, lv) / a < config.min_axis_ratio:
         return None
     # Straightness: contour points close to the quadrilateral's sides.
-    dist = np.abs([cv2.pointPolygonTest(quad.reshape(-1, 1, 2).astype(np.float32),
-                                        (float(x), float(y)), True) for x, y in points[::3]])
-    residual = float(np.median(dist)) / math.sqrt(area)
+    residual = _median(_distance_to_polygon(points[::3], q)) / math.sqrt(area)
     if residual > config.max_fit_residual:
         return None
     return Ellipse(centre, a, b, math.atan2(u[1], u[0]), points, residual, 1.0, "square",
                    np.column_stack([u, v]))
+
+
+def _distance_to_polygon(points: FloatArray, poly: FloatArray) -> FloatArray:
+    """(N,) distance of each point from the nearest side of a closed polygon (K, 2)."""
+    a = poly[None, :, :]
+    ab = np.roll(poly, -1, axis=0)[None, :, :] - a
+    ap = points[:, None, :] - a
+    t = np.clip((ap * ab).sum(axis=2) / np.maximum((ab * ab).sum(axis=2), 1e-12), 0.0, 1.0)
+    d = ap - t[:, :, None] * ab
+    return np.asarray(np.sqrt((d * d).sum(axis=2)).min(axis=1), dtype=np.float64)
 
 
 def merge_duplicates(ellipses: list[Ellipse], config: LocateConfig) -> list[Ellipse]:
