@@ -130,3 +130,21 @@ def test_distance_to_polygon_equals_opencv():
         poly = quad.reshape(-1, 1, 2).astype(np.float32)
         ref = np.abs([cv2.pointPolygonTest(poly, (float(x), float(y)), True) for x, y in pts])
         assert np.allclose(_distance_to_polygon(pts, quad), ref, atol=1e-3)
+
+
+def test_shrinking_in_halves_averages_like_one_area_resize():
+    from vision.locate.finder import _shrink
+
+    rng = np.random.default_rng(7)
+    noise = rng.integers(0, 256, (90, 160, 3)).astype(np.uint8)
+    frame = cv2.resize(noise, (1280, 720), interpolation=cv2.INTER_CUBIC)
+    frame = cv2.add(frame, rng.integers(0, 6, frame.shape).astype(np.uint8))
+    direct = cv2.resize(frame, (480, 270), interpolation=cv2.INTER_AREA).astype(np.int16)
+    got = _shrink(frame, (480, 270))
+    assert got.shape == (270, 480, 3)
+    diff = np.abs(got.astype(np.int16) - direct)
+    assert diff.mean() < 2.5  # texture at 8 px; a real frame differs by about 0.5
+    # A frame already small enough is resized once.
+    small = frame[:500, :900]
+    assert np.array_equal(_shrink(small, (480, 270)),
+                          cv2.resize(small, (480, 270), interpolation=cv2.INTER_AREA))

@@ -261,8 +261,7 @@ def find_board(
         qscale = min(1.0, config.quad_width_px / work.shape[1])
         small = work if qscale == 1.0 else cv2.resize(work, None, fx=qscale, fy=qscale,
                                                        interpolation=cv2.INTER_AREA)
-        colour = cv2.resize(frame, (small.shape[1], small.shape[0]),
-                            interpolation=cv2.INTER_AREA)
+        colour = _shrink(frame, (small.shape[1], small.shape[0]))
         for q in board_quads(small, config, colour):
             hyps.extend(quad_hypotheses(q / qscale, config))
     if not hyps:
@@ -304,6 +303,16 @@ def find_board(
                              (grid_pts, img_pts + np.array([x0, y0], dtype=np.float64)))
     assert view is not None
     return view
+
+
+def _shrink(image: NDArray[np.uint8], size_wh: tuple[int, int]) -> NDArray[np.uint8]:
+    """``image`` averaged down to ``size_wh`` (area interpolation), halved exactly first
+    while it is at least twice as big: OpenCV's area resize is ~3x faster for whole
+    factors, and the two steps average the same pixels to within a grey level or two."""
+    while image.shape[1] >= 2 * size_wh[0] and image.shape[0] >= 2 * size_wh[1]:
+        image = cv2.resize(image, (image.shape[1] // 2, image.shape[0] // 2),
+                           interpolation=cv2.INTER_AREA)
+    return cv2.resize(image, size_wh, interpolation=cv2.INTER_AREA)
 
 
 def _grid_window(H: FloatArray, size_wh: tuple[int, int], margin_px: float,
