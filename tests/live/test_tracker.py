@@ -303,3 +303,68 @@ def test_a_cell_that_turns_occupied_without_a_hand_is_a_flicker_not_a_move(p_occ
 def test_flicker_threshold_is_validated():
     with pytest.raises(ValueError, match="flicker_piece_probability"):
         TrackerConfig(flicker_piece_probability=0.2)
+
+
+def _echo_of(feed, cell, source, p_occupied=0.85):
+    """The readings of ``feed.pieces`` plus ``cell`` read as the piece on ``source`` (a
+    neighbour that sees its body), less surely occupied."""
+    pieces = dict(feed.pieces)
+    pieces[cell] = feed.pieces[source]
+    obs = readings_from_pieces(pieces)
+    return _with_occupancy(obs, cell, p_occupied)
+
+
+def test_a_cell_that_reads_like_the_arriving_piece_is_its_echo_not_a_move():
+    # A tall piece placed on b2 is seen again from b3 (its body fills b3's view): b3 reads
+    # occupied and like the same piece. One piece arrives per turn: b2 is the move, b3 is
+    # held back with a warning. A later hand that brings nothing else puts a piece on b3,
+    # which is then taken with its own reading.
+    feed = Feed()
+    feed.frames(1.0)
+    b2, b3 = Cell.from_name("b2"), Cell.from_name("b3")
+    feed.frames(1.0, busy=True)
+    feed.pieces[b2] = Piece.from_symbol("DSTS")
+    events = feed.frames(2.0, obs=_echo_of(feed, b3, b2))
+    assert [e["name"] for e in events if e["type"] == "move"] == ["b2"]
+    assert any("b3" in e.get("message", "") and "not taken" in e.get("message", "")
+               for e in events)
+    assert types(feed.frames(2.0, obs=_echo_of(feed, b3, b2))) == []  # still held
+    # a hand hovers and brings nothing: b3 still reads like b2's piece, so it stays held
+    feed.frames(1.0, busy=True)
+    assert types(feed.frames(2.0, obs=_echo_of(feed, b3, b2))) == []
+    # the next hand brings a piece to c1: b3 stays held
+    feed.frames(1.0, busy=True)
+    feed.pieces[Cell.from_name("c1")] = Piece.from_symbol("LSSS")
+    events = feed.frames(2.0, obs=_echo_of(feed, b3, b2))
+    assert [e["name"] for e in events if e["type"] == "move"] == ["c1"]
+    # a hand puts a piece on b3 itself and nothing else is new: b3 is taken
+    _, events = feed.place("b3", "LRSH")
+    moves = [e for e in events if e["type"] == "move"]
+    assert [e["name"] for e in moves] == ["b3"] and moves[0]["piece"]["top"] == "hollow"
+
+
+def test_two_unlike_pieces_arriving_together_are_both_taken():
+    # A settle missed (say the camera was covered for two turns): two different pieces
+    # appear at once. Neither is an echo of the other, so both are moves (order a guess).
+    feed = Feed()
+    feed.frames(1.0)
+    feed.frames(1.0, busy=True)
+    feed.pieces[Cell.from_name("b2")] = Piece.from_symbol("DSTS")
+    feed.pieces[Cell.from_name("b3")] = Piece.from_symbol("LRSH")
+    events = feed.frames(2.0)
+    assert sorted(e["name"] for e in events if e["type"] == "move") == ["b2", "b3"]
+    assert any("at once" in e.get("message", "") for e in events)
+
+
+def test_a_held_back_cell_seen_empty_is_forgotten():
+    feed = Feed()
+    feed.frames(1.0)
+    b2, b3 = Cell.from_name("b2"), Cell.from_name("b3")
+    feed.frames(1.0, busy=True)
+    feed.pieces[b2] = Piece.from_symbol("DSTS")
+    feed.frames(2.0, obs=_echo_of(feed, b3, b2))
+    feed.frames(1.0)  # the echo goes (the light changed): b3 seen empty
+    # a hover (a hand that brings nothing) must not now make a move of b3
+    feed.frames(1.0, busy=True)
+    feed.frames(2.0)
+    assert [e["name"] for e in feed.events if e["type"] == "move"] == ["b2"]
