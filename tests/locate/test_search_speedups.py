@@ -148,3 +148,21 @@ def test_shrinking_in_halves_averages_like_one_area_resize():
     small = frame[:500, :900]
     assert np.array_equal(_shrink(small, (480, 270)),
                           cv2.resize(small, (480, 270), interpolation=cv2.INTER_AREA))
+
+
+def test_fit_without_measuring_gives_the_same_grid():
+    from tests.locate.synth import draw_board, make_view
+    from vision.locate.fit import EdgeConfig, fit_rings
+
+    view = make_view(50.0, 20.0)
+    gray = cv2.cvtColor(draw_board(view, seed=2), cv2.COLOR_BGR2GRAY).astype(np.float32)
+    gray_f = cv2.GaussianBlur(gray, (0, 0), 1.5)
+    cells = np.array([view.cell_centers_px()[k] for k in range(16)])
+    H0, _ = cv2.findHomography(np.array([(m, n) for n in range(4) for m in range(4)], float),
+                               cells + 3.0)
+    edge = EdgeConfig(min_edge=2.0)
+    measured = fit_rings(gray_f, H0, 0.45, (12.0, 6.0, 3.0), edge)
+    quiet = fit_rings(gray_f, H0, 0.45, (12.0, 6.0, 3.0), edge, measure=False)
+    assert np.array_equal(measured[0], quiet[0]) and measured[1] == quiet[1]
+    assert measured[3] == quiet[3]
+    assert measured[2] > 0.5 and np.isnan(quiet[2])

@@ -158,7 +158,7 @@ def fit_grid(gray_work: NDArray[np.float32], hyps: list[LatticeHypothesis],
     for _, H, radius, edge, seeds in scored[: config.max_refined_hypotheses]:
         pitch = _pitch_px(H)
         reaches = tuple(max(1.0, f * pitch) for f in config.reach_schedule)
-        Hf, rf, _, edge = grow_fit(gray_work, H, radius, reaches, edge, seeds)
+        Hf, rf, _, edge = grow_fit(gray_work, H, radius, reaches, edge, seeds, measure=False)
         for _round in range(3):
             (dx, dy), inner, outer = best_window(gray_work, Hf, rf, edge,
                                                  config.window_shift_margin)
@@ -166,7 +166,7 @@ def fit_grid(gray_work: NDArray[np.float32], hyps: list[LatticeHypothesis],
                 break
             # Node (dx, dy) of the old grid becomes the new origin.
             Hf = Hf @ np.array([[1.0, 0.0, dx], [0.0, 1.0, dy], [0.0, 0.0, 1.0]])
-            Hf, rf, _, edge = fit_rings(gray_work, Hf, rf, reaches[-2:], edge)
+            Hf, rf, _, edge = fit_rings(gray_work, Hf, rf, reaches[-2:], edge, measure=False)
         if (dx, dy) != (0, 0):
             # Recompute the window figures for the grid as it now stands.
             _, inner, outer = best_window(gray_work, Hf, rf, edge, config.window_shift_margin)
@@ -288,7 +288,7 @@ def find_board(
     full_edge = replace(edge, line_halfwidth_px=edge.line_halfwidth_px / scale)
     if scale < 1.0:
         H_win, radius, _, _ = fit_rings(full_f, T @ H, radius, config.full_res_reaches_px,
-                                        full_edge)
+                                        full_edge, measure=False)
         H = np.linalg.inv(T) @ H_win
         if not plausible_grid(H, (w, h), config.min_ring_axis_px, config.max_foreshortening):
             return BoardNotFound("grid fit degenerated at full resolution")

@@ -182,7 +182,7 @@ def edge_search(
 
 def fit_rings(
     gray_f: NDArray[np.float32], H: FloatArray, radius: float, reaches: tuple[float, ...],
-    config: EdgeConfig, nodes: FloatArray = GRID_NODES,
+    config: EdgeConfig, nodes: FloatArray = GRID_NODES, measure: bool = True,
 ) -> tuple[FloatArray, float, float, EdgeConfig]:
     """Refine a grid homography and ring radius against the image's ring edges.
 
@@ -199,6 +199,9 @@ def fit_rings(
     config : EdgeConfig
     nodes : (K, 2) float
         Grid nodes of the cells whose outlines are matched (default: all 16).
+    measure : bool
+        Measure the fitted outlines' support (one more profile read); without it the
+        returned support is NaN (callers that only want the grid save the reads).
 
     Returns
     -------
@@ -261,6 +264,8 @@ def fit_rings(
             radius = r
     if not (config.mode and config.polarity):
         config = replace(config, mode="edge", polarity=0)
+    if not measure:
+        return H, radius, math.nan, config
     pts, rad = ring_model_points(radius, config.samples_per_ring, config.shape, nodes)
     off, _ = edge_search(gray_f, apply_h(H, pts), image_normals(H, pts, rad), 1.5, config)
     return H, radius, float(np.isfinite(off).mean()), config
@@ -268,7 +273,7 @@ def fit_rings(
 
 def grow_fit(
     gray_f: NDArray[np.float32], H: FloatArray, radius: float, reaches: tuple[float, ...],
-    config: EdgeConfig, seeds: NDArray[Any],
+    config: EdgeConfig, seeds: NDArray[Any], measure: bool = True,
 ) -> tuple[FloatArray, float, float, EdgeConfig]:
     """:func:`fit_rings` grown outwards from the cells where rings were found.
 
@@ -276,7 +281,7 @@ def grow_fit(
     them, off by up to a cell at the far side of a board seen at a low angle (perspective).
     So the outlines of the cells within one step of the ``seeds`` (grid nodes, 0..3) are fitted
     first, then those within two steps, then all 16; each stage starts from a grid that is
-    right where it is next matched.
+    right where it is next matched. ``measure`` as in :func:`fit_rings`.
     """
     seeds = np.asarray(seeds, dtype=np.float64).reshape(-1, 2)
     if len(seeds):
@@ -286,8 +291,9 @@ def grow_fit(
             if len(near) == len(GRID_NODES):
                 break
             H, radius, _, config = fit_rings(gray_f, H, radius, reaches if step == 1
-                                             else reaches[1:], config, near)
-    return fit_rings(gray_f, H, radius, reaches[1:] if len(seeds) else reaches, config)
+                                             else reaches[1:], config, near, measure=False)
+    return fit_rings(gray_f, H, radius, reaches[1:] if len(seeds) else reaches, config,
+                     measure=measure)
 
 
 def edge_correspondences(gray_f: NDArray[np.float32], H: FloatArray, radius: float,
