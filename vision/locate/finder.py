@@ -26,10 +26,7 @@ from __future__ import annotations
 
 import logging
 import math
-from collections.abc import Callable
 from dataclasses import replace
-from itertools import zip_longest
-from typing import Any, TypeVar
 
 import cv2
 import numpy as np
@@ -75,7 +72,6 @@ from vision.locate.verify import (
 
 FloatArray = NDArray[np.float64]
 log = logging.getLogger(__name__)
-_T = TypeVar("_T", bound=tuple[Any, ...])
 
 _MIRROR = np.array([[1.0, 0.0, 0.0], [0.0, -1.0, 3.0], [0.0, 0.0, 1.0]])
 
@@ -122,20 +118,6 @@ def candidates_on_grid(ells: list[Ellipse], H: FloatArray, radius: float,
     return len(cells)
 
 
-def take_turns(scored: list[_T], from_rings: Callable[[_T], bool]) -> list[_T]:
-    """Grid guesses ``(support, ...)`` in the order they are refined: best support first,
-    ring-lattice guesses and board-outline guesses taking turns.
-
-    Outline guesses were shifted and scaled to the most support (``coarse_align``), ring
-    lattices were not, so ranked together the outline guesses would crowd the lattices out
-    of the few refinements there is time for (and the reverse where the rings mislead).
-    """
-    ordered = sorted(scored, key=lambda s: -s[0])
-    rings = [s for s in ordered if from_rings(s)]
-    outlines = [s for s in ordered if not from_rings(s)]
-    return [s for pair in zip_longest(rings, outlines) for s in pair if s is not None]
-
-
 def fit_grid(gray_work: NDArray[np.float32], hyps: list[LatticeHypothesis],
              config: LocateConfig, edge: EdgeConfig, ells: list[Ellipse] | None = None,
              ) -> tuple[FloatArray, float, float, EdgeConfig, LayoutFit] | None:
@@ -153,7 +135,7 @@ def fit_grid(gray_work: NDArray[np.float32], hyps: list[LatticeHypothesis],
             sup = ring_support(gray_work, H, hyp.radius, e, tol_px=2.0)
             seeds = hyp.grid[:0] if rough else hyp.grid + np.array(off)
             scored.append((sup, H, hyp.radius, e, seeds))
-    scored = take_turns(scored, lambda s: len(s[4]) > 0)
+    scored.sort(key=lambda s: -s[0])
     best: tuple[FloatArray, float, float, EdgeConfig, LayoutFit] | None = None
     for _, H, radius, edge, seeds in scored[: config.max_refined_hypotheses]:
         pitch = _pitch_px(H)
