@@ -57,10 +57,11 @@ class TrackerConfig:
     new_piece_probability: float = 0.75
     #: When several cells are newly occupied in one settle, another cell whose piece differs
     #: from the surest one's in at most this many attributes is an echo of it (its body or
-    #: top seen from a neighbour cell) and is held back. Two distinct real pieces differ in
-    #: just one attribute with probability 4/15, but arrive together only when a settle was
-    #: missed, which no rendered test game had, while echoes came in 4 of 70 of them.
-    max_echo_differences: int = 1
+    #: top seen from a neighbour cell) and is held back. 0: it reads as the same piece, and
+    #: the 16 pieces are all different, so both cannot be right. (At 1, two real pieces that
+    #: arrived together after a missed settle, which differ in one attribute 4 times in 15,
+    #: were held back in a rendered test game after a camera bump.)
+    max_echo_differences: int = 0
     #: A cell that turned occupied while no hand came (a reading flickering on a still scene)
     #: is taken as a later hand's piece only when it then reads at least this surely (a
     #: piece put there); until then, or until seen empty, it is a flicker, not a move.
@@ -368,21 +369,23 @@ class StateTracker:
         another that reads like the same piece (``max_echo_differences``) is its echo, a
         neighbour cell that sees its body or top, and is held back with a warning. On the
         rendered test games every co-arrival was such an echo, in front of the piece as often
-        as behind it. A held-back cell is forgotten when seen empty, and taken as a move only
-        on the first settle after a hand that brought nothing else, and only if it then reads
-        as another piece than when it was held (a piece put on that very cell; a hand that
-        only hovered changes nothing). Returns the cells to take and the warning events.
+        as behind it. A held-back cell is forgotten when seen empty, and taken as a move on the
+        first settle after a hand that brought nothing else (a piece put on that very cell; of
+        several, the one whose reading changed most). Returns the cells to take and the
+        warning events.
         """
         fresh = [c for c in cells if c not in self._held_back]
         if not fresh:
             if not self._hand_since_settle:
                 return [], []
-            # A hand came and nothing else is new: its piece may stand on a held-back cell.
-            changed = [c for c in cells if c in self._held_back
-                       and _differences(self._held_back[c], self._log_odds(c)) > 0]
-            if not changed:
+            # A hand came and nothing else is new: its piece stands on a held-back cell, the
+            # one whose reading changed most since it was held (then the surest occupied).
+            held = [c for c in cells if c in self._held_back]
+            if not held:
                 return [], []
-            cell = max(changed, key=lambda c: observation.reading(c).occupied_probability)
+            cell = max(held, key=lambda c: (
+                _differences(self._held_back[c], self._log_odds(c)),
+                observation.reading(c).occupied_probability))
             del self._held_back[cell]
             return [cell], []
         if len(fresh) < 2:
