@@ -237,3 +237,25 @@ def test_camera_moved_by_one_cell_does_not_bring_the_kept_pose_back():
     calls = finder.calls
     assert tracker.update(a, 1 / 15.0 + 0.6 * retry) is first
     assert finder.calls == calls
+
+
+def test_whole_image_test_tells_a_tilted_camera_from_a_hand():
+    # A bump tilts the camera as it moves it: a pure shift explains each part of the frame,
+    # not the whole, well (fresh game 955017: the mean-difference test missed it for 5 s).
+    from vision.locate.tracker import _moved_whole
+
+    rng = np.random.default_rng(3)
+    ref = cv2.GaussianBlur(rng.uniform(0, 255, (90, 160)).astype(np.float32), (0, 0), 3.0)
+    h, w = ref.shape
+    # 1.5 degrees and 1% closer, 19 full-resolution pixels: moving the reference by the
+    # correlation's shift leaves 0.59 of the mean difference (the old test asked 0.5)
+    tilt = cv2.getRotationMatrix2D((w / 2, h / 2), 1.5, 1.01)
+    tilt[:, 2] += (2.4, 1.0)
+    tilted = cv2.warpAffine(ref, tilt, (w, h), borderMode=cv2.BORDER_REFLECT)
+    cfg = BumpConfig()
+    (dx, dy), _ = cv2.phaseCorrelate(ref, tilted)
+    assert _moved_whole(ref, tilted, dx, dy, cfg)
+    # a hand: one region changes (and shifts the correlation), the rest stays put
+    hand = ref.copy()
+    hand[20:80, 100:160] = 200.0 + rng.normal(0, 5, (60, 60))
+    assert not _moved_whole(ref, hand, 4.0, 2.0, cfg)

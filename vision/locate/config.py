@@ -302,9 +302,23 @@ class BumpConfig:
     #: A frame is calm (it may update the reference support) when the thumbnail shift is
     #: below this many full-resolution pixels.
     calm_shift_px: float = 1.0
+    #: Whole-image test of a shift (a moved camera, not a hand): the thumbnail is cut into
+    #: ``whole_tiles`` x ``whole_tiles`` tiles; a tile *follows* the shift when moving the
+    #: reference by it leaves at most ``follow_ratio`` of the tile's difference, and *stays*
+    #: in the reverse case. A camera move drags every textured tile along, a hand changes
+    #: only the tiles it covers (where moving the reference helps nothing) while the rest of
+    #: the scene stays: the camera moved when the following tiles outnumber the staying ones
+    #: and are at least ``min_follow_share`` of all tiles. (Bumps that tilt the camera as they
+    #: move it follow in 19-36 of 36 tiles, hands in 0-2.)
+    whole_tiles: int = 6
+    follow_ratio: float = 0.8
+    min_follow_share: float = 0.25
 
     def __post_init__(self) -> None:
-        for name in ("witness_support", "witness_ratio", "reference_rate", "agree_pitch"):
+        if self.whole_tiles < 2:
+            raise ValueError(f"BumpConfig.whole_tiles must be >= 2, got {self.whole_tiles!r}")
+        for name in ("witness_support", "witness_ratio", "reference_rate", "agree_pitch",
+                     "follow_ratio", "min_follow_share"):
             value = getattr(self, name)
             if not 0.0 < value <= 1.0:
                 raise ValueError(f"BumpConfig.{name} must be in (0, 1], got {value!r}")

@@ -199,7 +199,7 @@ class BoardTracker:
         if shift > cfg.max_shift_px:
             witnesses = self._witnesses(cells)
             if witnesses >= self.bump_config.min_witnesses and not _moved_whole(
-                self._ref, thumb, dx, dy
+                self._ref, thumb, dx, dy, self.bump_config
             ):
                 # The image moved but these rings did not: something moved over the board.
                 self.rejected_bumps += 1
@@ -348,16 +348,19 @@ def _shift(
 
 
 def _moved_whole(
-    ref: NDArray[np.float32], thumb: NDArray[np.float32], dx: float, dy: float
+    ref: NDArray[np.float32], thumb: NDArray[np.float32], dx: float, dy: float,
+    config: BumpConfig,
 ) -> bool:
     """Does the whole image follow the shift ``(dx, dy)`` (a moved camera), rather than a
     part of it (a hand moving over the board)?
 
-    A camera move translates everything: the reference moved by the shift matches the frame
-    far better than the reference left in place. A hand changes its own region only, and
-    moving the reference explains little. This matters because the ring lattice repeats: a
-    camera moved by about one cell leaves rings where the kept pose expects them, so ring
-    witnesses alone would call it a hand.
+    A camera move translates everything, so in most textured parts of the frame the
+    reference moved by the shift matches better than the reference left in place; a hand
+    changes its own region only, and there moving the reference helps nothing, while it
+    spoils the still rest. Counted per tile (``BumpConfig.whole_tiles``), since a bump also
+    tilts the camera a little and a pure shift then explains each part, not the whole, well.
+    This matters because the ring lattice repeats: a camera moved by about one cell leaves
+    rings where the kept pose expects them, so ring witnesses alone would call it a hand.
     """
     h, w = ref.shape
     moved = cv2.warpAffine(
@@ -365,12 +368,21 @@ def _moved_whole(
         borderMode=cv2.BORDER_REPLICATE,
     )
     mx, my = math.ceil(abs(dx)) + 1, math.ceil(abs(dy)) + 1
-    if 2 * mx >= w or 2 * my >= h:
+    n = config.whole_tiles
+    if h - 2 * my < n or w - 2 * mx < n:
         return False
-    inner = (slice(my, h - my), slice(mx, w - mx))
-    before = float(np.mean(np.abs(thumb[inner] - ref[inner])))
-    after = float(np.mean(np.abs(thumb[inner] - moved[inner])))
-    return after < 0.5 * before
+    before = np.abs(thumb - ref)[my:h - my, mx:w - mx]
+    after = np.abs(thumb - moved)[my:h - my, mx:w - mx]
+    ys = np.linspace(0, before.shape[0], n + 1).astype(int)
+    xs = np.linspace(0, before.shape[1], n + 1).astype(int)
+    follow = stay = 0
+    for i in range(n):
+        for j in range(n):
+            tile = (slice(ys[i], ys[i + 1]), slice(xs[j], xs[j + 1]))
+            b, a = float(before[tile].mean()), float(after[tile].mean())
+            follow += a < config.follow_ratio * b
+            stay += b < config.follow_ratio * a
+    return follow > stay and follow >= config.min_follow_share * n * n
 
 
 def _pitch_px(view: BoardView) -> float:
