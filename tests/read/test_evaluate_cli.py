@@ -63,3 +63,25 @@ def test_evaluate_empty_folder(tmp_path: Path, capsys: pytest.CaptureFixture[str
     assert main(["evaluate", str(tmp_path)]) == 2
     assert "no labelled images" in capsys.readouterr().err
     assert np.isfinite(1.0)
+
+
+def test_evaluate_scores_the_reader_analyze_uses_unless_told(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    import vision.learn.fuse as fuse
+    from vision.read.reader import read_cells
+
+    _write(tmp_path, "a", {Cell(1, 1): Piece.from_symbol("DRTH")})
+    calls: list[str] = []
+
+    def spy(frame: np.ndarray, view: object) -> object:
+        calls.append("fused")
+        return read_cells(frame, view)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(fuse, "read_cells_fused", spy)
+    assert main(["evaluate", str(tmp_path), "--oracle-board", "--json"]) == 0
+    assert calls == ["fused"]
+    assert json.loads(capsys.readouterr().out)["overall"]["pieces_judged"] == 1
+    assert main(["evaluate", str(tmp_path), "--oracle-board", "--json",
+                 "--reader", "geometric"]) == 0
+    assert calls == ["fused"]  # not called again

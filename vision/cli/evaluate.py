@@ -3,7 +3,9 @@
 Scores the reader on a folder of images with sidecar labels (ours or ``photoreal_dev``'s):
 boards found, occupancy errors, errors per attribute, pieces with any attribute wrong, boards
 fully right, split by elevation band and board style. ``--real-photos LABELS`` scores
-``real_photos/labels.json`` instead. Exit status 0, or 2 when the folder holds no labels.
+``real_photos/labels.json`` instead. ``--reader`` picks the cell reader: ``fused`` (the
+default, what ``analyze`` and ``watch`` use), ``learned`` (the network alone) or ``geometric``
+(the hand-crafted reader alone). Exit status 0, or 2 when the folder holds no labels.
 """
 
 from __future__ import annotations
@@ -32,7 +34,30 @@ def register(subparsers: Any) -> None:
     p.add_argument("--failures", type=int, default=0, metavar="N",
                    help="list the mistakes of the first N images that have any")
     p.add_argument("--json", action="store_true", help="print the report as JSON")
+    p.add_argument("--reader", choices=READERS, default="fused",
+                   help="cell reader to score (default: fused, the one analyze uses)")
     p.set_defaults(func=run)
+
+
+#: Names of the cell readers ``--reader`` can score.
+READERS = ("fused", "learned", "geometric")
+
+
+def cell_reader(name: str) -> Any:
+    """The frame + BoardView -> Observation function of a ``--reader`` name."""
+    if name == "fused":
+        from vision.learn.fuse import read_cells_fused
+
+        return read_cells_fused
+    if name == "learned":
+        from vision.learn.reader import read_cells_learned
+
+        return read_cells_learned
+    if name == "geometric":
+        from vision.read.reader import read_cells
+
+        return read_cells
+    raise ValueError(f"unknown reader {name!r}; choose from {', '.join(READERS)}")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -40,7 +65,8 @@ def run(args: argparse.Namespace) -> int:
         from vision.evaluation.real_photos import format_real_report, score_real_photos
 
         try:
-            real = score_real_photos(args.real_photos, oracle_board=args.oracle_board)
+            real = score_real_photos(args.real_photos, oracle_board=args.oracle_board,
+                                     cell_reader=cell_reader(args.reader))
         except (OSError, ValueError) as exc:
             print(f"error: {exc}", file=sys.stderr)
             return EXIT_NO_DATA
@@ -68,7 +94,8 @@ def run(args: argparse.Namespace) -> int:
         if not args.json and sys.stderr.isatty():
             print(f"\r{n + 1}/{len(labels)} {label.image_path.name}", end="", file=sys.stderr)
 
-    result = evaluate_labels(labels, oracle_board=args.oracle_board, progress=progress)
+    result = evaluate_labels(labels, oracle_board=args.oracle_board, progress=progress,
+                             cell_reader=cell_reader(args.reader))
     if not args.json and sys.stderr.isatty():
         print(file=sys.stderr)
     if args.json:

@@ -11,6 +11,7 @@ import logging
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 
 import cv2
@@ -62,14 +63,23 @@ def find_view(frame: object, label: Label, oracle_board: bool) -> BoardView | No
     return result.view if isinstance(result.view, BoardView) else None
 
 
+CellReader = Callable[[np.ndarray, BoardView], Observation]
+
+
 def evaluate_labels(
     labels: Iterable[Label],
     *,
     oracle_board: bool = False,
     config: ReaderConfig | None = None,
     progress: Callable[[int, Label], None] | None = None,
+    cell_reader: CellReader | None = None,
 ) -> EvaluationRun:
-    """Read and score every labelled image."""
+    """Read and score every labelled image.
+
+    ``cell_reader`` reads the cells on the board (default: the hand-crafted reader with
+    ``config``; ``quarto-vision evaluate`` passes the reader ``analyze`` uses).
+    """
+    read = cell_reader or partial(read_cells, config=config)
     run = EvaluationRun()
     for n, label in enumerate(labels):
         frame = cv2.imread(str(label.image_path), cv2.IMREAD_COLOR)
@@ -80,7 +90,7 @@ def evaluate_labels(
         pred = None
         if view is not None:
             t0 = time.perf_counter()
-            obs = read_cells(frame, view, config)
+            obs = read(frame, view)
             run.read_ms.append((time.perf_counter() - t0) * 1000.0)
             pred = predicted_cells(obs)
         s = score_image(label, pred)
