@@ -1,10 +1,12 @@
-"""Speed of reading a whole board (``read_cells``) and of ``analyze`` on 1280x720 images.
+"""Speed of reading a whole board and of ``analyze`` on 1280x720 images.
 
 Prints figures, asserts nothing (DESIGN.md section 6: under 50 ms per 1280x720 image on one
 core). The reader is timed with the label's own board (reader alone) and, with ``--finder``,
 together with the board finder (the ``analyze`` pipeline minus interpreter start-up).
+``--reader`` picks the cell reader: ``fused`` (the default, what ``analyze`` and ``watch``
+use), ``learned`` or ``geometric``.
 
-    python benchmarks/bench_read.py [FOLDER] [--n 20] [--finder]
+    python benchmarks/bench_read.py [FOLDER] [--n 20] [--finder] [--reader fused]
 
 FOLDER defaults to seeded renders made on the fly in a temporary folder.
 """
@@ -18,6 +20,8 @@ import time
 from pathlib import Path
 
 import cv2
+
+from vision.cli.evaluate import READERS, cell_reader
 
 
 def _renders(n: int, folder: Path) -> Path:
@@ -36,11 +40,14 @@ def main() -> None:
     parser.add_argument("--n", type=int, default=20, help="images to time")
     parser.add_argument("--repeat", type=int, default=3, help="timed runs per image")
     parser.add_argument("--finder", action="store_true", help="also time the board finder")
+    parser.add_argument("--reader", choices=READERS, default="fused",
+                        help="cell reader to time (default: fused, the one analyze uses)")
     args = parser.parse_args()
     cv2.setNumThreads(1)
 
     from vision.evaluation.labels import iter_labelled_images
-    from vision.read.reader import read_cells
+
+    read_cells = cell_reader(args.reader)
 
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(args.folder) if args.folder else _renders(args.n, Path(tmp))
@@ -69,7 +76,8 @@ def main() -> None:
     size = f"{frame.shape[1]}x{frame.shape[0]}" if labels else "-"
     print(f"images: {len(labels)} ({size}), one core (cv2.setNumThreads(1))")
     # CPU time of this process: a fairer figure when other work shares the machine.
-    for name, ms in (("read_cells (wall)", read_ms), ("read_cells (cpu)", read_cpu_ms),
+    for name, ms in ((f"{args.reader} reader (wall)", read_ms),
+                     (f"{args.reader} reader (cpu)", read_cpu_ms),
                      ("analyze (finder + reader, wall)", full_ms)):
         if ms:
             ms.sort()
