@@ -8,7 +8,10 @@ occupancy) and decodes the new piece from every settled frame, excluding the pie
 placed. Contradictions raise ``warning`` events, never silent changes. Only the rules core (via
 :class:`vision.game.model.Game`) decides what a Quarto is; whether to *announce* it is decided
 by how sure the readings are of the line (:mod:`vision.live.linegate`): a line the record
-holds but the readings doubt is held with a warning, never shouted.
+holds but the readings doubt is held with a warning, never shouted. Which newly occupied cells
+are moves at all (not a flicker, a doubtful cell or an echo of the piece that arrived) is
+decided by :class:`vision.live.arrivals.ArrivalFilter`; the knobs are in
+:mod:`vision.live.tracker_config`.
 """
 
 from __future__ import annotations
@@ -17,9 +20,9 @@ import logging
 import math
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass, fields
 
 from vision.game.model import Event, Game
+from vision.live.arrivals import ArrivalFilter
 from vision.live.evidence import (
     CellEvidence,
     joint_posteriors,
@@ -27,6 +30,7 @@ from vision.live.evidence import (
     readings_from_pieces,
 )
 from vision.live.linegate import LineGate
+from vision.live.tracker_config import TrackerConfig
 from vision.read.observation import Observation
 from vision.rules.board import ALL_CELLS, Cell
 from vision.rules.lines import Rules
@@ -35,105 +39,6 @@ from vision.rules.pieces import ATTRIBUTES, Piece
 __all__ = ["StateTracker", "TrackerConfig", "readings_from_pieces"]
 
 logger = logging.getLogger(__name__)
-
-
-@dataclass(frozen=True)
-class TrackerConfig:
-    """Knobs of the tracker, in seconds of source time and probabilities."""
-
-    #: A scene is settled after this long without hands or motion and with unchanged
-    #: occupancy. Long enough to outlast a hand's last twitch, short enough for the 0.5 s
-    #: alert budget after the hand has left.
-    min_stable_s: float = 0.25
-    #: ...and after at least this many frames (a slow frame source must still agree twice).
-    min_stable_frames: int = 2
-    #: Occupancy probability above which a cell counts as occupied in a frame.
-    occupied_probability: float = 0.5
-    #: One piece arrives per turn: when several cells are newly occupied in one settle, those
-    #: read below this probability are not taken as moves while one is read above it. A far
-    #: cell half covered by a tall piece placed in front of it reads 0.4-0.7 occupied; taking
-    #: it as a second piece would put a phantom in the record (and an unread one is no loss:
-    #: a real piece is taken as soon as it is the only new one, or reads clearly).
-    new_piece_probability: float = 0.75
-    #: When several cells are newly occupied in one settle, another cell whose piece differs
-    #: from the surest one's in at most this many attributes is an echo of it (its body or
-    #: top seen from a neighbour cell) and is held back. 0: it reads as the same piece, and
-    #: the 16 pieces are all different, so both cannot be right. (At 1, two real pieces that
-    #: arrived together after a missed settle, which differ in one attribute 4 times in 15,
-    #: were held back in a rendered test game after a camera bump.)
-    max_echo_differences: int = 0
-    #: A cell that turned occupied while no hand came (a reading flickering on a still scene)
-    #: is taken as a later hand's piece only when it then reads at least this surely (a
-    #: piece put there); until then, or until seen empty, it is a flicker, not a move.
-    flicker_piece_probability: float = 0.9
-    #: A recorded piece not seen for this long (while it should be visible) gives a warning.
-    missing_warn_s: float = 2.0
-    #: Below this predicted visible fraction, not seeing a recorded piece is expected.
-    min_visible_fraction: float = 0.35
-    #: A settled re-reading of a recorded cell that names another piece with at least this
-    #: confidence, for ``recheck_s``, gives a warning (the record is kept).
-    recheck_confidence: float = 0.9
-    recheck_s: float = 1.5
-    #: A new piece read weakly (margin below ``decision_margin``) or not at all (hidden behind
-    #: a piece in front, a top out of sight) is committed with its likeliest reading among the
-    #: pieces not yet played, with a warning naming the cell, after this long: the frames of a
-    #: settled scene repeat one view, so waiting longer adds little, while the Quarto check
-    #: needs the move before the next piece comes (the alert budget is 1 s after the hand).
-    #: Later readings that contradict it give a warning (re-check).
-    weak_commit_s: float = 0.4
-    #: Log-likelihood margin (nats) between the best and second-best unplayed piece above which
-    #: a new piece counts as read.
-    decision_margin: float = 2.0
-    #: Attribute odds are clipped to this range before averaging log-odds over frames.
-    p_clip: float = 0.02
-    #: Latest readings per attribute that a cell's evidence averages (a few frames: the
-    #: scene is still, so more frames add little, and a re-check must follow the present).
-    evidence_frames: int = 6
-    #: Latest fresh readings per attribute kept per occupied cell across hands and re-reads,
-    #: for the line check (about 10 s of a still scene re-read every 0.5 s).
-    history_frames: int = 20
-    #: A Quarto is announced only when the readings give at least this probability that the
-    #: line's four pieces share the value that makes it a line (from the joint posteriors of
-    #: the occupied cells). Below, the line is held with a warning and announced as soon as
-    #: further readings confirm it. See :mod:`vision.live.linegate`. A missed line is lost for
-    #: good while a false alarm costs the players a look at the board, and the two weigh
-    #: alike in the rules, so the Bayes threshold is 0.5; 0.6 leaves a margin because the
-    #: frames of a still scene are not independent views. (It was 0.8 until session 4: of the
-    #: lines the rendered test games held between 0.5 and 0.8 with the real reader, 12 of 13
-    #: were real, so the confidence errs on the cautious side there.)
-    quarto_confidence: float = 0.6
-
-    def __post_init__(self) -> None:
-        for f in fields(self):
-            value = getattr(self, f.name)
-            if value < 0:
-                raise ValueError(f"TrackerConfig.{f.name} must be >= 0, got {value!r}")
-        if not 0.0 < self.occupied_probability < 1.0:
-            raise ValueError(
-                f"TrackerConfig.occupied_probability must be in (0, 1), got "
-                f"{self.occupied_probability!r}"
-            )
-        for name in ("new_piece_probability", "flicker_piece_probability"):
-            if not self.occupied_probability <= getattr(self, name) < 1.0:
-                raise ValueError(
-                    f"TrackerConfig.{name} must be in [occupied_probability, 1), "
-                    f"got {getattr(self, name)!r}"
-                )
-        if not 0.0 <= self.quarto_confidence <= 1.0:
-            raise ValueError(
-                f"TrackerConfig.quarto_confidence must be in [0, 1], got "
-                f"{self.quarto_confidence!r}"
-            )
-        if self.history_frames < 1:
-            raise ValueError(
-                f"TrackerConfig.history_frames must be >= 1, got {self.history_frames!r}"
-            )
-        if self.evidence_frames < 1:
-            raise ValueError(
-                f"TrackerConfig.evidence_frames must be >= 1, got {self.evidence_frames!r}"
-            )
-        if not 0.0 < self.p_clip < 0.5:
-            raise ValueError(f"TrackerConfig.p_clip must be in (0, 0.5), got {self.p_clip!r}")
 
 
 class StateTracker:
@@ -165,12 +70,8 @@ class StateTracker:
         self._first_seen: dict[Cell, float] = {}  # new, not yet committed pieces
         self._history: dict[Cell, CellEvidence] = {}  # fresh readings across windows
         self._arrival_odds: dict[Cell, float] = {}  # pieces that appeared with others
-        self._doubtful: set[Cell] = set()  # weakly occupied cells that came with a clear one
         self._hand_since_settle = True  # a hand (busy frames) since the last settled frame
-        self._flicker: set[Cell] = set()  # cells that turned occupied with no hand
-        #: echoes held back (cells that read like the piece that arrived with them), with
-        #: their attribute log-odds when held
-        self._held_back: dict[Cell, dict[str, float]] = {}
+        self._arrivals = ArrivalFilter(self.config)  # flickers, doubtful cells, echoes
         self._last_observation: Observation | None = None
         self._gate = LineGate(self.config.quarto_confidence)
         self._last_t = 0.0
@@ -321,94 +222,30 @@ class StateTracker:
         for cell in [c for c in self._first_seen if c not in occupied]:
             del self._first_seen[cell]  # it went away again: not a placement
             self._weak_since.pop(cell, None)
-        self._doubtful &= occupied
-        self._flicker &= occupied
-        self._held_back = {c: v for c, v in self._held_back.items() if c in occupied}
+        self._arrivals.keep_occupied(occupied)
         for cell in [c for c in self._history if c not in occupied | recorded]:
             del self._history[cell]  # seen empty: its readings belong to no piece
-        new_cells = self._likely_arrivals(observation, sorted(occupied - recorded))
-        new_cells, warnings = self._one_arrival(observation, new_cells, now)
-        events += warnings
+        new_cells = self._arrivals.likely(observation, sorted(occupied - recorded),
+                                          hand_since_settle=self._hand_since_settle,
+                                          pending=self._first_seen)
+        new_cells, echoes, arrival = self._arrivals.one_arrival(
+            observation, new_cells, self._log_odds, hand_since_settle=self._hand_since_settle)
+        if echoes and arrival is not None:
+            for cell in echoes:
+                self._first_seen.pop(cell, None)
+                self._weak_since.pop(cell, None)
+            names = ", ".join(c.name for c in echoes)
+            events += self._warn_once(
+                "held:" + names,
+                now,
+                f"{names} looked occupied together with {arrival.name} and reads like its "
+                "piece (seen from there); not taken as a move (one piece arrives per turn)",
+            )
         if new_cells:
             events += self._place_new(new_cells, now)
         self._hand_since_settle = False
         events += self._recheck(observation, occupied & recorded, now)
         return events
-
-    def _likely_arrivals(self, observation: Observation, cells: list[Cell]) -> list[Cell]:
-        """The newly occupied ``cells`` worth taking as moves (one piece arrives per turn).
-
-        A piece is brought by a hand: a cell that turns occupied while the scene has stayed
-        settled since the last settled frame (no hand, no motion) is a reading that flickers
-        (a re-read of a still scene crossing the threshold), not a placement; after the next
-        hand it is taken only if it reads surely occupied (a piece put there).
-        """
-        p = {cell: observation.reading(cell).occupied_probability for cell in cells}
-        if not self._hand_since_settle:
-            self._flicker |= {c for c in cells
-                              if c not in self._first_seen and c not in self._held_back}
-        cells = [
-            c
-            for c in cells
-            if c not in self._flicker
-            or (self._hand_since_settle and p[c] >= self.config.flicker_piece_probability)
-        ]
-        self._flicker -= set(cells)
-        clear = {c for c in cells if p[c] >= self.config.new_piece_probability}
-        if clear:
-            # doubtful until seen empty again or read clearly (not taken on the next settle)
-            self._doubtful |= {c for c in cells if c not in clear and c not in self._first_seen}
-        return [c for c in cells if c in clear or c not in self._doubtful]
-
-    def _one_arrival(
-        self, observation: Observation, cells: list[Cell], now: float
-    ) -> tuple[list[Cell], list[Event]]:
-        """Of the cells new in one settle, those to take as moves (one piece arrives per turn).
-
-        When several cells are new at once, the one read most surely occupied is the arrival;
-        another that reads like the same piece (``max_echo_differences``) is its echo, a
-        neighbour cell that sees its body or top, and is held back with a warning. On the
-        rendered test games every co-arrival was such an echo, in front of the piece as often
-        as behind it. A held-back cell is forgotten when seen empty, and taken as a move on the
-        first settle after a hand that brought nothing else (a piece put on that very cell; of
-        several, the one whose reading changed most). Returns the cells to take and the
-        warning events.
-        """
-        fresh = [c for c in cells if c not in self._held_back]
-        if not fresh:
-            if not self._hand_since_settle:
-                return [], []
-            # A hand came and nothing else is new: its piece stands on a held-back cell, the
-            # one whose reading changed most since it was held (then the surest occupied).
-            held = [c for c in cells if c in self._held_back]
-            if not held:
-                return [], []
-            cell = max(held, key=lambda c: (
-                _differences(self._held_back[c], self._log_odds(c)),
-                observation.reading(c).occupied_probability))
-            del self._held_back[cell]
-            return [cell], []
-        if len(fresh) < 2:
-            return fresh, []
-        arrival = max(fresh, key=lambda c: observation.reading(c).occupied_probability)
-        echoes = [
-            c for c in fresh if c != arrival and _differences(
-                self._log_odds(c), self._log_odds(arrival)) <= self.config.max_echo_differences
-        ]
-        if not echoes:
-            return fresh, []
-        for cell in echoes:
-            self._held_back[cell] = self._log_odds(cell)
-            self._first_seen.pop(cell, None)
-            self._weak_since.pop(cell, None)
-        names = ", ".join(c.name for c in echoes)
-        warnings = self._warn_once(
-            "held:" + names,
-            now,
-            f"{names} looked occupied together with {arrival.name} and reads like its piece "
-            "(seen from there); not taken as a move (one piece arrives per turn)",
-        )
-        return [c for c in fresh if c not in echoes], warnings
 
     def _log_odds(self, cell: Cell) -> dict[str, float]:
         """Mean log-odds of each attribute read on ``cell`` in this settle (absent: unread)."""
@@ -421,9 +258,7 @@ class StateTracker:
         """A game starts: only the pieces standing now keep their readings."""
         self._history = {c: e for c, e in self._history.items() if c in occupied}
         self._arrival_odds.clear()
-        self._doubtful.clear()
-        self._flicker.clear()
-        self._held_back.clear()
+        self._arrivals.clear()
         self._gate.clear()
 
     def _decode_all(self, cells: Sequence[Cell]) -> list[tuple[Cell, Piece]]:
@@ -555,11 +390,6 @@ class StateTracker:
         self._warned.add(key)
         logger.info("warning: %s", message)
         return self.game.warn(now, message)
-
-
-def _differences(a: dict[str, float], b: dict[str, float]) -> int:
-    """Attributes read on both sides with opposite values."""
-    return sum(1 for name in a if name in b and a[name] * b[name] < 0)
 
 
 def _all_pieces() -> list[Piece]:

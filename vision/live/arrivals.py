@@ -1,0 +1,108 @@
+"""Which newly occupied cells are moves: one piece arrives per turn, brought by a hand.
+
+The state tracker (:mod:`vision.live.tracker`) asks this filter, on each settled frame, which
+of the cells that read occupied but hold no recorded piece to take as moves. Three readings
+of a real scene are not placements:
+
+- a *flicker*: a cell that turns occupied while the scene stayed settled (no hand since the
+  last settled frame), a re-read crossing the threshold; after the next hand it is taken only
+  if it then reads surely occupied (a piece put there);
+- a *doubtful* cell: read weakly occupied (below ``new_piece_probability``) in the settle where
+  another cell reads clearly occupied, say the far cell half covered by a tall piece just
+  placed in front of it; it waits until seen empty or read clearly;
+- an *echo*: of cells new in one settle, the one read most surely occupied is the arrival;
+  another that reads as the same piece (``max_echo_differences``) is a neighbour cell seeing
+  the arrival's body or top (the 16 pieces are all different, so both cannot be right). It
+  is held back until seen empty, and taken on the first settle after a hand that brought
+  nothing else (a piece put on that very cell; of several, the one whose reading changed
+  most since it was held).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Container
+
+from vision.live.tracker_config import TrackerConfig
+from vision.read.observation import Observation
+from vision.rules.board import Cell
+
+#: Mean log-odds of each attribute read on a cell in the present settle (absent: unread).
+LogOdds = Callable[[Cell], dict[str, float]]
+
+
+def differences(a: dict[str, float], b: dict[str, float]) -> int:
+    """Attributes read on both sides with opposite values."""
+    return sum(1 for name in a if name in b and a[name] * b[name] < 0)
+
+
+class ArrivalFilter:
+    """The state of the three rules above across settles (see the module docstring)."""
+
+    def __init__(self, config: TrackerConfig) -> None:
+        self.config = config
+        self.doubtful: set[Cell] = set()
+        self.flicker: set[Cell] = set()
+        #: echoes held back, with their attribute log-odds when held
+        self.held_back: dict[Cell, dict[str, float]] = {}
+
+    def clear(self) -> None:
+        """A new game."""
+        self.doubtful.clear()
+        self.flicker.clear()
+        self.held_back.clear()
+
+    def keep_occupied(self, occupied: set[Cell]) -> None:
+        """Forget the cells seen empty."""
+        self.doubtful &= occupied
+        self.flicker &= occupied
+        self.held_back = {c: v for c, v in self.held_back.items() if c in occupied}
+
+    def likely(self, observation: Observation, cells: list[Cell], *, hand_since_settle: bool,
+               pending: Container[Cell]) -> list[Cell]:
+        """The newly occupied ``cells`` worth taking as moves: flickers and doubtful cells
+        left out. ``pending``: new pieces already waiting to be committed."""
+        p = {cell: observation.reading(cell).occupied_probability for cell in cells}
+        if not hand_since_settle:
+            self.flicker |= {c for c in cells if c not in pending and c not in self.held_back}
+        cells = [
+            c
+            for c in cells
+            if c not in self.flicker
+            or (hand_since_settle and p[c] >= self.config.flicker_piece_probability)
+        ]
+        self.flicker -= set(cells)
+        clear = {c for c in cells if p[c] >= self.config.new_piece_probability}
+        if clear:
+            # doubtful until seen empty again or read clearly (not taken on the next settle)
+            self.doubtful |= {c for c in cells if c not in clear and c not in pending}
+        return [c for c in cells if c in clear or c not in self.doubtful]
+
+    def one_arrival(self, observation: Observation, cells: list[Cell], log_odds: LogOdds, *,
+                    hand_since_settle: bool) -> tuple[list[Cell], list[Cell], Cell | None]:
+        """Of the cells new in one settle, those to take as moves.
+
+        Returns the cells to take, the echoes newly held back, and the arrival they echo
+        (``None`` when none was held back).
+        """
+        fresh = [c for c in cells if c not in self.held_back]
+        if not fresh:
+            if not hand_since_settle:
+                return [], [], None
+            held = [c for c in cells if c in self.held_back]
+            if not held:
+                return [], [], None
+            cell = max(held, key=lambda c: (
+                differences(self.held_back[c], log_odds(c)),
+                observation.reading(c).occupied_probability))
+            del self.held_back[cell]
+            return [cell], [], None
+        if len(fresh) < 2:
+            return fresh, [], None
+        arrival = max(fresh, key=lambda c: observation.reading(c).occupied_probability)
+        echoes = [
+            c for c in fresh if c != arrival
+            and differences(log_odds(c), log_odds(arrival)) <= self.config.max_echo_differences
+        ]
+        for cell in echoes:
+            self.held_back[cell] = log_odds(cell)
+        return [c for c in fresh if c not in echoes], echoes, (arrival if echoes else None)

@@ -1,0 +1,105 @@
+"""Knobs of the state tracker (:mod:`vision.live.tracker`), in seconds of source time and
+probabilities, each with its physical meaning; validated on construction."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+
+
+@dataclass(frozen=True)
+class TrackerConfig:
+    """Knobs of the tracker, in seconds of source time and probabilities."""
+
+    #: A scene is settled after this long without hands or motion and with unchanged
+    #: occupancy. Long enough to outlast a hand's last twitch, short enough for the 0.5 s
+    #: alert budget after the hand has left.
+    min_stable_s: float = 0.25
+    #: ...and after at least this many frames (a slow frame source must still agree twice).
+    min_stable_frames: int = 2
+    #: Occupancy probability above which a cell counts as occupied in a frame.
+    occupied_probability: float = 0.5
+    #: One piece arrives per turn: when several cells are newly occupied in one settle, those
+    #: read below this probability are not taken as moves while one is read above it. A far
+    #: cell half covered by a tall piece placed in front of it reads 0.4-0.7 occupied; taking
+    #: it as a second piece would put a phantom in the record (and an unread one is no loss:
+    #: a real piece is taken as soon as it is the only new one, or reads clearly).
+    new_piece_probability: float = 0.75
+    #: When several cells are newly occupied in one settle, another cell whose piece differs
+    #: from the surest one's in at most this many attributes is an echo of it (its body or
+    #: top seen from a neighbour cell) and is held back. 0: it reads as the same piece, and
+    #: the 16 pieces are all different, so both cannot be right. (At 1, two real pieces that
+    #: arrived together after a missed settle, which differ in one attribute 4 times in 15,
+    #: were held back in a rendered test game after a camera bump.)
+    max_echo_differences: int = 0
+    #: A cell that turned occupied while no hand came (a reading flickering on a still scene)
+    #: is taken as a later hand's piece only when it then reads at least this surely (a
+    #: piece put there); until then, or until seen empty, it is a flicker, not a move.
+    flicker_piece_probability: float = 0.9
+    #: A recorded piece not seen for this long (while it should be visible) gives a warning.
+    missing_warn_s: float = 2.0
+    #: Below this predicted visible fraction, not seeing a recorded piece is expected.
+    min_visible_fraction: float = 0.35
+    #: A settled re-reading of a recorded cell that names another piece with at least this
+    #: confidence, for ``recheck_s``, gives a warning (the record is kept).
+    recheck_confidence: float = 0.9
+    recheck_s: float = 1.5
+    #: A new piece read weakly (margin below ``decision_margin``) or not at all (hidden behind
+    #: a piece in front, a top out of sight) is committed with its likeliest reading among the
+    #: pieces not yet played, with a warning naming the cell, after this long: the frames of a
+    #: settled scene repeat one view, so waiting longer adds little, while the Quarto check
+    #: needs the move before the next piece comes (the alert budget is 1 s after the hand).
+    #: Later readings that contradict it give a warning (re-check).
+    weak_commit_s: float = 0.4
+    #: Log-likelihood margin (nats) between the best and second-best unplayed piece above which
+    #: a new piece counts as read.
+    decision_margin: float = 2.0
+    #: Attribute odds are clipped to this range before averaging log-odds over frames.
+    p_clip: float = 0.02
+    #: Latest readings per attribute that a cell's evidence averages (a few frames: the
+    #: scene is still, so more frames add little, and a re-check must follow the present).
+    evidence_frames: int = 6
+    #: Latest fresh readings per attribute kept per occupied cell across hands and re-reads,
+    #: for the line check (about 10 s of a still scene re-read every 0.5 s).
+    history_frames: int = 20
+    #: A Quarto is announced only when the readings give at least this probability that the
+    #: line's four pieces share the value that makes it a line (from the joint posteriors of
+    #: the occupied cells). Below, the line is held with a warning and announced as soon as
+    #: further readings confirm it. See :mod:`vision.live.linegate`. A missed line is lost for
+    #: good while a false alarm costs the players a look at the board, and the two weigh
+    #: alike in the rules, so the Bayes threshold is 0.5; 0.6 leaves a margin because the
+    #: frames of a still scene are not independent views. (It was 0.8 until session 4: of the
+    #: lines the rendered test games held between 0.5 and 0.8 with the real reader, 12 of 13
+    #: were real, so the confidence errs on the cautious side there.)
+    quarto_confidence: float = 0.6
+
+    def __post_init__(self) -> None:
+        for f in fields(self):
+            value = getattr(self, f.name)
+            if value < 0:
+                raise ValueError(f"TrackerConfig.{f.name} must be >= 0, got {value!r}")
+        if not 0.0 < self.occupied_probability < 1.0:
+            raise ValueError(
+                f"TrackerConfig.occupied_probability must be in (0, 1), got "
+                f"{self.occupied_probability!r}"
+            )
+        for name in ("new_piece_probability", "flicker_piece_probability"):
+            if not self.occupied_probability <= getattr(self, name) < 1.0:
+                raise ValueError(
+                    f"TrackerConfig.{name} must be in [occupied_probability, 1), "
+                    f"got {getattr(self, name)!r}"
+                )
+        if not 0.0 <= self.quarto_confidence <= 1.0:
+            raise ValueError(
+                f"TrackerConfig.quarto_confidence must be in [0, 1], got "
+                f"{self.quarto_confidence!r}"
+            )
+        if self.history_frames < 1:
+            raise ValueError(
+                f"TrackerConfig.history_frames must be >= 1, got {self.history_frames!r}"
+            )
+        if self.evidence_frames < 1:
+            raise ValueError(
+                f"TrackerConfig.evidence_frames must be >= 1, got {self.evidence_frames!r}"
+            )
+        if not 0.0 < self.p_clip < 0.5:
+            raise ValueError(f"TrackerConfig.p_clip must be in (0, 0.5), got {self.p_clip!r}")
