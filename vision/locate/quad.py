@@ -183,13 +183,10 @@ def _four_runs(contour: NDArray[np.int32], config: LocateConfig) -> FloatArray |
     in the order of their outward normals, must turn by roughly a right angle from one to
     the next (a square seen in perspective); their crossings are the corners.
     """
-    peri = cv2.arcLength(contour, True)
-    poly = cv2.approxPolyDP(contour, config.quad_eps[0] * peri, True).reshape(-1, 2)
-    poly = poly.astype(np.float64)
-    if len(poly) < 4:
+    sides_of = _polygon(contour, config)
+    if sides_of is None:
         return None
-    seg = np.roll(poly, -1, axis=0) - poly
-    length = np.hypot(seg[:, 0], seg[:, 1])
+    poly, seg, length, peri = sides_of
     mom = cv2.moments(contour)
     if mom["m00"] <= 0:
         return None
@@ -236,15 +233,8 @@ def _four_runs(contour: NDArray[np.int32], config: LocateConfig) -> FloatArray |
         a2, m2, d2 = lines[(i + 1) % 4]
         if not lo < (a2 - a1) % (2 * math.pi) < hi:
             return None
-        den = d1[0] * d2[1] - d1[1] * d2[0]
-        if abs(den) < 1e-9:
-            return None
-        u = ((m2[0] - m1[0]) * d2[1] - (m2[1] - m1[1]) * d2[0]) / den
-        corners.append(m1 + u * d1)
-    quad = np.array(corners)
-    if not cv2.isContourConvex(quad.astype(np.float32).reshape(-1, 1, 2)):
-        return None
-    return quad
+        corners.append(_crossing(m1, d1, m2, d2))
+    return _convex_quad(corners)
 
 
 def _four_sides(hull: NDArray[np.int32], config: LocateConfig) -> FloatArray | None:
@@ -253,27 +243,49 @@ def _four_sides(hull: NDArray[np.int32], config: LocateConfig) -> FloatArray | N
     Corners cut off by a hand, rounded board corners or a piece standing on a corner make
     short extra sides; the four long ones, extended, meet at the board's corners.
     """
-    peri = cv2.arcLength(hull, True)
-    poly = cv2.approxPolyDP(hull, config.quad_eps[0] * peri, True).reshape(-1, 2)
-    poly = poly.astype(np.float64)
-    if len(poly) < 4:
+    sides_of = _polygon(hull, config)
+    if sides_of is None:
         return None
-    seg = np.roll(poly, -1, axis=0) - poly
-    length = np.hypot(seg[:, 0], seg[:, 1])
+    poly, seg, length, peri = sides_of
     keep = np.sort(np.argsort(-length)[:4])
     if length[keep].min() < config.quad_min_side * peri:
         return None
     corners = []
     for i in range(4):
         a, b = keep[i], keep[(i + 1) % 4]
-        p, r = poly[a], seg[a]
-        q, t = poly[b], seg[b]
-        den = r[0] * t[1] - r[1] * t[0]
-        if abs(den) < 1e-9 * (np.hypot(*r) * np.hypot(*t) + 1e-12):
-            return None
-        u = ((q[0] - p[0]) * t[1] - (q[1] - p[1]) * t[0]) / den
-        corners.append(p + u * r)
-    quad = np.array(corners)
+        corners.append(_crossing(poly[a], seg[a], poly[b], seg[b]))
+    return _convex_quad(corners)
+
+
+def _polygon(contour: NDArray[np.int32], config: LocateConfig,
+             ) -> tuple[FloatArray, FloatArray, FloatArray, float] | None:
+    """A contour simplified to a polygon (``quad_eps[0]`` of its perimeter): its (K, 2)
+    vertices, side vectors and side lengths, and the contour's perimeter; ``None`` below 4
+    vertices."""
+    peri = cv2.arcLength(contour, True)
+    poly = cv2.approxPolyDP(contour, config.quad_eps[0] * peri, True).reshape(-1, 2)
+    poly = poly.astype(np.float64)
+    if len(poly) < 4:
+        return None
+    seg = np.roll(poly, -1, axis=0) - poly
+    return poly, seg, np.hypot(seg[:, 0], seg[:, 1]), peri
+
+
+def _crossing(p: FloatArray, r: FloatArray, q: FloatArray, t: FloatArray) -> FloatArray | None:
+    """Where the line through ``p`` along ``r`` meets the line through ``q`` along ``t``
+    (``None`` when they are parallel)."""
+    den = r[0] * t[1] - r[1] * t[0]
+    if abs(den) < 1e-9 * (np.hypot(*r) * np.hypot(*t) + 1e-12):
+        return None
+    u = ((q[0] - p[0]) * t[1] - (q[1] - p[1]) * t[0]) / den
+    return np.asarray(p + u * r, dtype=np.float64)
+
+
+def _convex_quad(corners: list[FloatArray | None]) -> FloatArray | None:
+    """The four corners as a (4, 2) quadrilateral, if all exist and it is convex."""
+    if any(c is None for c in corners):
+        return None
+    quad = np.array(corners, dtype=np.float64)
     if not cv2.isContourConvex(quad.astype(np.float32).reshape(-1, 1, 2)):
         return None
     return quad
