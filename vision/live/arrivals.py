@@ -99,9 +99,10 @@ class ArrivalFilter:
         if len(fresh) < 2:
             return fresh, [], None
         arrival = max(fresh, key=lambda c: observation.reading(c).occupied_probability)
+        read = log_odds(arrival)
         echoes = [
             c for c in fresh if c != arrival
-            and differences(log_odds(c), log_odds(arrival)) <= self.config.max_echo_differences
+            and differences(log_odds(c), read) <= self.config.max_echo_differences
         ]
         for cell in echoes:
             self.held_back[cell] = log_odds(cell)

@@ -51,6 +51,10 @@ class CellEvidence:
         values = self.log_odds[name]
         return sum(values) / len(values) if values else 0.0
 
+    def read_means(self) -> dict[str, float]:
+        """Mean log-odds of each attribute read at least once (unread ones are absent)."""
+        return {name: self.mean(name) for name in ATTRIBUTES if self.log_odds[name]}
+
     def score(self, piece: Piece) -> float:
         """Log-likelihood of ``piece`` up to a constant shared by all pieces."""
         total = 0.0

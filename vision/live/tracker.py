@@ -34,7 +34,7 @@ from vision.live.tracker_config import TrackerConfig
 from vision.read.observation import Observation
 from vision.rules.board import ALL_CELLS, Cell
 from vision.rules.lines import Rules
-from vision.rules.pieces import ATTRIBUTES, Piece
+from vision.rules.pieces import ALL_PIECES, ATTRIBUTES, Piece
 
 __all__ = ["StateTracker", "TrackerConfig", "readings_from_pieces"]
 
@@ -250,9 +250,7 @@ class StateTracker:
     def _log_odds(self, cell: Cell) -> dict[str, float]:
         """Mean log-odds of each attribute read on ``cell`` in this settle (absent: unread)."""
         evidence = self._evidence.get(cell)
-        if evidence is None:
-            return {}
-        return {name: evidence.mean(name) for name in ATTRIBUTES if evidence.log_odds[name]}
+        return {} if evidence is None else evidence.read_means()
 
     def _new_game_evidence(self, occupied: set[Cell]) -> None:
         """A game starts: only the pieces standing now keep their readings."""
@@ -263,7 +261,7 @@ class StateTracker:
 
     def _decode_all(self, cells: Sequence[Cell]) -> list[tuple[Cell, Piece]]:
         """Distinct pieces for ``cells`` from their evidence, greedily by best margin."""
-        free = [Piece(code) for code in range(16)]
+        free = list(ALL_PIECES)
         out: list[tuple[Cell, Piece]] = []
         for cell in cells:
             evidence = self._evidence.get(cell) or CellEvidence(self.config.evidence_frames)
@@ -369,7 +367,7 @@ class StateTracker:
             evidence = self._evidence.get(cell)
             if recorded is None or evidence is None:
                 continue
-            best = max((p for p in _all_pieces()), key=evidence.score)
+            best = max(ALL_PIECES, key=evidence.score)
             if best == recorded:
                 continue
             reading = observation.reading(cell)
@@ -390,10 +388,6 @@ class StateTracker:
         self._warned.add(key)
         logger.info("warning: %s", message)
         return self.game.warn(now, message)
-
-
-def _all_pieces() -> list[Piece]:
-    return [Piece(code) for code in range(16)]
 
 
 def _probability_of(evidence: CellEvidence, a: Piece, b: Piece) -> float:
