@@ -14,7 +14,10 @@ import argparse
 import json
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from vision.evaluation.runner import CellReader
 
 EXIT_OK = 0
 EXIT_NO_DATA = 2
@@ -43,7 +46,7 @@ def register(subparsers: Any) -> None:
 READERS = ("fused", "learned", "geometric")
 
 
-def cell_reader(name: str) -> Any:
+def cell_reader(name: str) -> CellReader:
     """The frame + BoardView -> Observation function of a ``--reader`` name."""
     if name == "fused":
         from vision.learn.fuse import read_cells_fused
