@@ -12,11 +12,11 @@ Steps (each in its own module):
    (edge or line, one polarity; the one whose matches agree on one grid) for all cells,
    starting from the cells whose rings were found and growing outwards (``fit``);
 4. each fitted grid is judged: outline support against a half-cell control and against the
-   positions around it, enough cells seen, ring candidates on it, no chequer pattern, a board
+   positions around it, enough cells seen, no chequer pattern, a board
    outline or big circle around it, and the ring support again with the outline points
    along the board's edge left out (a box's edge is no ring) (``verify``, ``layout``); the
-   best one wins, and the search ends early at a grid clear enough that nothing would beat
-   it;
+   best one wins (ring candidates on the grid add to its score), and the search ends early
+   at a grid clear enough that nothing would beat it;
 5. the fit is repeated at full resolution in a window around the grid, and the camera (focal
    length unless calibrated, and pose) is fitted to the matched ring-edge points directly
    (``pose``).
