@@ -17,6 +17,11 @@ also takes part in the temperatures)::
     python benchmarks/train_cnn.py --images 2000 --extra /tmp/learn-data/train_wide \
         --extra-images 1500 --extra-val 100 --extra-palette wide \
         --init vision/learn/cells_cnn.npz --lr 1e-3 --augment 2 --epochs 4 --threads 1
+
+``--seed`` changes the initial weights, batch order and augmentation (two seeds of one recipe
+show how much of a difference is luck); ``--patch-size`` another ``PatchConfig.size`` (with its
+own ``--cache`` folder); ``--combine A.npz B.npz --out E.npz [--no-mirror]`` writes an ensemble
+of trained files without training.
 """
 
 from __future__ import annotations
@@ -282,6 +287,23 @@ def size_figures(p: np.ndarray, y: np.ndarray, w: np.ndarray) -> None:
           f"bias {np.median(err):+.4f} (log units, {int(m.sum())} tops)", flush=True)
 
 
+def combine(paths: list[Path], out: Path, *, mirror_average: bool) -> int:
+    """Write the networks of several model files (same patch layout and outputs) as one
+    ensemble, whose probabilities are the mean of theirs."""
+    models = [load_cnn(p) for p in paths]
+    first = models[0]
+    if any(m.patches != first.patches or m.outputs != first.outputs for m in models):
+        print("the models differ in patch layout or outputs", file=sys.stderr)
+        return 2
+    info: dict[str, object] = {
+        "ensemble": [{"file": p.name, **m.info} for p, m in zip(paths, models, strict=True)]}
+    model = ConvCellModel(tuple(n for m in models for n in m.nets), first.patches, first.outputs,
+                          info, mirror_average=mirror_average)
+    model.save(out)
+    print(f"saved {out}: {len(model.nets)} networks, mirror average {mirror_average}")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--data", type=Path, default=Path("/tmp/learn-data/train"))
@@ -311,16 +333,28 @@ def main(argv: list[str] | None = None) -> int:
                     help="SceneOptions.palette of the extra renders")
     ap.add_argument("--cache", type=Path, default=Path("/tmp/learn-data/cnn-cache"))
     ap.add_argument("--out", type=Path, default=DEFAULT_CNN_PATH)
+    ap.add_argument("--seed", type=int, default=0,
+                    help="seed of the initial weights and of the batch order and augmentation")
+    ap.add_argument("--patch-size", type=int, default=PatchConfig.size,
+                    help="PatchConfig.size: samples per patch side (another size needs its own "
+                         "--cache folder; the model file stores it, inference follows)")
+    ap.add_argument("--combine", type=Path, nargs="+", default=None,
+                    help="write an ensemble of these trained model files to --out (no training)")
+    ap.add_argument("--no-mirror", action="store_true",
+                    help="with --combine: do not average with the mirror image (an ensemble of "
+                         "two then costs what one mirrored network does)")
     args = ap.parse_args(argv)
+    if args.combine is not None:
+        return combine(args.combine, args.out, mirror_average=not args.no_mirror)
     try:
         import torch
     except ImportError:
         print("training needs PyTorch: pip install torch==2.13.0", file=sys.stderr)
         return 2
-    torch.manual_seed(0)
+    torch.manual_seed(args.seed)
     torch.set_num_threads(args.threads)
     cv2.setNumThreads(1)
-    cfg = PatchConfig()
+    cfg = PatchConfig(size=args.patch_size)
     extra_train = range(args.extra_first_seed, args.extra_first_seed + args.extra_images)
     extra_val = range(extra_train.stop, extra_train.stop + args.extra_val)
     if not args.no_render:
@@ -381,7 +415,7 @@ def main(argv: list[str] | None = None) -> int:
     batch = 256
     steps = args.epochs * (len(y_tr) // batch)
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=args.lr, total_steps=steps)
-    gen = torch.Generator().manual_seed(0)
+    gen = torch.Generator().manual_seed(args.seed)
 
     def val_logits() -> np.ndarray:
         net.eval()
@@ -433,7 +467,8 @@ def main(argv: list[str] | None = None) -> int:
             "jitters": args.jitters, "epochs": args.epochs, "widths": list(widths),
             "hidden": args.hidden, "augment": args.augment,
             "size_weight": args.size_weight,
-            "init": None if args.init is None else str(args.init.name), "lr": args.lr}
+            "init": None if args.init is None else str(args.init.name), "lr": args.lr,
+            "seed": args.seed}
     if extra:
         info["extra"] = {"palette": args.extra_palette, "train_images": len(extra),
                          "first_seed": args.extra_first_seed,
