@@ -9,7 +9,7 @@ looking at real sets: Gigamic's current edition (pale beech vs brown), the older
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 
 import numpy as np
 
@@ -69,6 +69,52 @@ def kelvin_to_rgb(temperature_k: float) -> np.ndarray:
 
 
 @dataclass(frozen=True)
+class HoleShading:
+    """How much light reaches inside the bore of a hollow piece (shares of the light a top
+    face gets): its wall sees only a sliver of the room, its bottom is lit only where a lamp
+    shines straight through the opening.
+
+    ``bounce`` is the share of the light leaving the bore's surface that lands on it again
+    (interreflection: more in a narrow, deep bore). A surface of albedo ``a`` then carries
+    ``1 / (1 - bounce * a)`` times its direct light: a pale wooden bore glows, a dark one
+    stays dark (the light also takes on the wood's colour, channel by channel).
+    """
+
+    wall_ambient: float = 0.5
+    wall_direct: float = 0.1
+    bottom_ambient: float = 0.4
+    bottom_shadow_direct: float = 0.05
+    bottom_lit_direct: float = 0.7
+    bounce: float = 0.0
+
+    def bounce_gain(self, albedo: np.ndarray) -> np.ndarray:
+        """Per-channel radiance gain of the interreflections inside the bore."""
+        a = np.clip(np.asarray(albedo, dtype=np.float64), 0.0, 1.0)
+        return np.asarray(1.0 / (1.0 - self.bounce * a))
+
+
+#: The bore as classic scenes draw it: direct light and sky only, no interreflection.
+HOLE_SHADING = HoleShading()
+
+
+def sample_hole_shading(rng: np.random.Generator) -> HoleShading:
+    """A bore of some other depth and finish (``SceneOptions(hole_light="varied")``).
+
+    Real bores range from deep, narrow and dark to shallow dimples whose floor sees most of
+    the room; path-traced and photographed pale-wood bores glow from interreflection. The
+    shares are drawn from the dark classic bore up to a shallow, well-lit one.
+    """
+    return HoleShading(
+        wall_ambient=float(rng.uniform(0.4, 0.85)),
+        wall_direct=float(rng.uniform(0.05, 0.35)),
+        bottom_ambient=float(rng.uniform(0.3, 0.85)),
+        bottom_shadow_direct=float(rng.uniform(0.03, 0.25)),
+        bottom_lit_direct=float(rng.uniform(0.6, 0.95)),
+        bounce=float(rng.uniform(0.0, 0.8)),
+    )
+
+
+@dataclass(frozen=True)
 class PieceFinish:
     """What a piece set looks like: its material, two albedos (linear RGB) and surface."""
 
@@ -98,8 +144,12 @@ class PieceSet:
     chamfer_m: float  # bevel on the top edge
     gloss: float  # specular strength: wax on wood, shine of plastic
     grain: float  # wood-grain contrast (0 for plastic)
+    hole_shading: HoleShading | None = None  # None: HOLE_SHADING
 
     def label(self) -> dict[str, object]:
+        extra: dict[str, object] = {}
+        if self.hole_shading is not None:
+            extra["hole_shading"] = asdict(self.hole_shading)
         return {
             "material": self.material,
             "round_diameter_m": self.round_diameter_m,
@@ -111,6 +161,7 @@ class PieceSet:
             "seam": self.groove,
             "groove_tall_frac": self.groove_tall_frac,
             "groove_short_frac": self.groove_short_frac,
+            **extra,
         }
 
 

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from vision.render.materials import PieceSet
+from vision.render.materials import HoleShading, PieceSet
 from vision.render.scene import Clutter, Placement, piece_footprint
 
 PART_SIDE = 0
@@ -60,6 +60,7 @@ class Hole:
     radius: float
     depth: float
     albedo: np.ndarray
+    shading: HoleShading | None = None  # None: the classic dark bore (HOLE_SHADING)
 
 
 @dataclass
@@ -186,6 +187,7 @@ def piece_drawable(
             pset.hole_diameter_frac * foot / 2.0,
             pset.hole_depth_m,
             albedo,
+            pset.hole_shading,
         )
     return Drawable(
         ident,

@@ -16,6 +16,7 @@ import cv2
 import numpy as np
 
 from vision.geometry.camera import Camera
+from vision.render.materials import HOLE_SHADING
 from vision.render.meshes import PART_TOP, Drawable
 from vision.render.shading import Lighting, Occluders
 
@@ -23,20 +24,6 @@ ID_BOARD = 1
 NEAR_M = 0.03  # nearest depth drawn, metres: closer faces would smear across the frame
 
 
-@dataclass(frozen=True)
-class HoleShading:
-    """How much light reaches inside the bore of a hollow piece (shares of the light a top
-    face gets): its wall sees only a sliver of the room, its bottom is lit only where a lamp
-    shines straight through the opening."""
-
-    wall_ambient: float = 0.5
-    wall_direct: float = 0.1
-    bottom_ambient: float = 0.4
-    bottom_shadow_direct: float = 0.05
-    bottom_lit_direct: float = 0.7
-
-
-HOLE_SHADING = HoleShading()
 _SHIFT = 4  # fixed-point bits for sub-pixel polygon vertices
 _SC = float(1 << _SHIFT)
 
@@ -223,10 +210,11 @@ class Painter:
                 hole.center[None], up, hole.albedo[None], 0.0, 1.0, self.eye
             )[0]
             amb = hole.albedo * self.lighting.ambient
-            hs = HOLE_SHADING
-            wall_c = hs.wall_ambient * amb + hs.wall_direct * lit
-            shade_c = hs.bottom_ambient * amb + hs.bottom_shadow_direct * lit
-            lit_c = hs.bottom_ambient * amb + hs.bottom_lit_direct * lit
+            hs = hole.shading or HOLE_SHADING
+            gain = hs.bounce_gain(hole.albedo)
+            wall_c = gain * (hs.wall_ambient * amb + hs.wall_direct * lit)
+            shade_c = gain * (hs.bottom_ambient * amb + hs.bottom_shadow_direct * lit)
+            lit_c = gain * (hs.bottom_ambient * amb + hs.bottom_lit_direct * lit)
         self._fill(rim, wall_c, d.ident + PART_TOP)
         _, inter = cv2.intersectConvexConvex(rim.astype(np.float32), bottom.astype(np.float32))
         if inter is None or len(inter) < 3:

@@ -9,7 +9,7 @@ Physical sizes are metres in the board frame (origin at the centre of the board'
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -18,6 +18,7 @@ from vision.render.materials import (
     PieceSet,
     board_look,
     kelvin_to_rgb,
+    sample_hole_shading,
     sample_piece_set,
 )
 from vision.render.palette import wide_board_look, wide_piece_finish
@@ -41,6 +42,8 @@ CLUTTER_KINDS: tuple[str, ...] = ("mug", "box", "pen", "book", "phone")
 #: ``classic``: the colours of real sets (:mod:`vision.render.materials`); ``wide``: boards,
 #: markings and piece pairs of any hue and lightness (:mod:`vision.render.palette`).
 PALETTES: tuple[str, ...] = ("classic", "wide")
+#: Kinds of light inside the bores of hollow pieces (``SceneOptions.hole_light``).
+HOLE_LIGHTS: tuple[str, ...] = ("dark", "varied")
 
 
 @dataclass(frozen=True)
@@ -62,6 +65,9 @@ class SceneOptions:
     distortion_prob: float = 0.25  # chance of visible radial lens distortion
     hand_prob: float = 0.0  # chance of a hand over the board in a still
     palette: str = "classic"  # colours of boards and sets: one of PALETTES
+    #: Light inside the bores of hollow pieces: "dark" (the classic bore: sky and direct light
+    #: only) or "varied" (depth, finish and interreflection drawn per set; training renders).
+    hole_light: str = "dark"
 
     def __post_init__(self) -> None:
         w, h = self.size_wh
@@ -71,6 +77,8 @@ class SceneOptions:
             raise ValueError(f"style must be one of {BOARD_STYLES}, got {self.style!r}")
         if self.palette not in PALETTES:
             raise ValueError(f"palette must be one of {PALETTES}, got {self.palette!r}")
+        if self.hole_light not in HOLE_LIGHTS:
+            raise ValueError(f"hole_light must be one of {HOLE_LIGHTS}, got {self.hole_light!r}")
         lo, hi = self.elevation_deg
         if not 5.0 <= lo <= hi <= 90.0:
             raise ValueError(f"elevation_deg must satisfy 5 <= low <= high <= 90, got {(lo, hi)!r}")
@@ -220,6 +228,9 @@ def sample_scene(
         distortion_prob=opts.distortion_prob,
     )
     effects = _sample_effects(rng, lights)
+    texture_seed = int(rng.integers(0, 2**31 - 1))
+    if opts.hole_light == "varied":  # drawn last: the other draws stay those of "dark"
+        pset = replace(pset, hole_shading=sample_hole_shading(rng))
     return Scene(
         seed=int(seed),
         size_wh=opts.size_wh,
@@ -236,7 +247,7 @@ def sample_scene(
         ambient=ambient,
         camera=cam,
         effects=effects,
-        texture_seed=int(rng.integers(0, 2**31 - 1)),
+        texture_seed=texture_seed,
         hand=None,
     )
 
