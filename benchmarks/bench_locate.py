@@ -4,12 +4,18 @@ Usage::
 
     python benchmarks/bench_locate.py [FOLDER] [--limit N] [--repeat R]
     python benchmarks/bench_locate.py --video GAME.mp4
+    python benchmarks/bench_locate.py [FOLDER] --stages
 
 FOLDER holds labelled 1280x720 images (default ../shared/photoreal_dev). Prints the time of
 ``find_board`` from scratch per frame, and of ``BoardTracker.update`` on a still camera (the
 same frame with fresh sensor noise each time), median and 90th percentile, in milliseconds.
 Times are CPU time of this process (``time.process_time``) with OpenCV on one thread, so a
 busy machine does not inflate them; wall-clock medians are printed beside them.
+
+``--stages`` splits ``find_board``'s CPU time by step (ring candidates, lattices, board
+outlines, grid fitting and judging, the full-resolution refit and camera) and counts the
+grids refined per frame: frames that end at the first grid ("sure") cost the fixed steps
+only, the others refine up to ``max_refined_hypotheses`` grids.
 
 ``--video`` runs the tracker over a rendered game video (``quarto-vision render`` with the
 ``bump`` script) and its sidecar label, and prints, for every camera bump, how long after
@@ -88,6 +94,76 @@ def run_video(path: Path) -> int:
     return 0
 
 
+def run_stages(paths: list[Path]) -> int:
+    """Per-step CPU time of ``find_board`` (see the module docstring)."""
+    from collections import Counter, defaultdict
+    from collections.abc import Callable
+    from typing import Any
+
+    import vision.locate.finder as fnd
+
+    spent: defaultdict[str, float] = defaultdict(float)
+    step_names = {"find_ellipses": "ring candidates", "lattice_hypotheses": "lattices",
+                  "board_quads": "board outlines", "fit_grid": "grid fit + judge",
+                  "fit_rings": "full-res refit", "edge_correspondences": "camera",
+                  "build_view": "camera"}
+    originals = {name: getattr(fnd, name) for name in [*step_names, "_judge"]}
+    refined = [0]
+
+    depth = [0]
+
+    def timed(name: str, func: Callable[..., Any]) -> Callable[..., Any]:
+        def call(*a: Any, **k: Any) -> Any:
+            # Steps called inside another (the grid fit's own refits) count as the outer.
+            depth[0] += 1
+            t0 = time.process_time()
+            try:
+                return func(*a, **k)
+            finally:
+                depth[0] -= 1
+                if depth[0] == 0:
+                    spent[step_names[name]] += time.process_time() - t0
+        return call
+
+    def judge(*a: Any, **k: Any) -> Any:
+        refined[0] += 1
+        return originals["_judge"](*a, **k)
+
+    for name in step_names:
+        setattr(fnd, name, timed(name, originals[name]))
+    fnd._judge = judge  # type: ignore[assignment]
+    totals: list[float] = []
+    per_frame: list[dict[str, float]] = []
+    counts: Counter[int] = Counter()
+    try:
+        for p in paths:
+            img = cv2.imread(str(p))
+            if img is None:
+                continue
+            if img.shape[:2] != (720, 1280):
+                img = cv2.resize(img, (1280, 720), interpolation=cv2.INTER_AREA)
+            spent.clear()
+            refined[0] = 0
+            t0 = time.process_time()
+            find_board(img)
+            totals.append((time.process_time() - t0) * 1000.0)
+            per_frame.append({k: v * 1000.0 for k, v in spent.items()})
+            counts[refined[0]] += 1
+    finally:
+        for name, func in originals.items():
+            setattr(fnd, name, func)
+    t = np.array(totals)
+    print(f"frames: {len(t)}, find_board CPU median {np.median(t):.1f} ms, mean {t.mean():.1f}")
+    names = sorted({k for f in per_frame for k in f})
+    for k in names:
+        v = np.array([f.get(k, 0.0) for f in per_frame])
+        print(f"  {k:18s} median {np.median(v):6.1f} ms, mean {v.mean():6.1f} ms "
+              f"({v.sum() / t.sum():.0%} of the total)")
+    hist = ", ".join(f"{n}: {c}" for n, c in sorted(counts.items()))
+    print(f"grids refined per frame (frames): {hist}")
+    return 0
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -96,6 +172,7 @@ def main() -> int:
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--track-frames", type=int, default=100)
     ap.add_argument("--video", help="a labelled game video: measure bump recovery")
+    ap.add_argument("--stages", action="store_true", help="CPU time per step of find_board")
     args = ap.parse_args()
     cv2.setNumThreads(1)
     if args.video:
@@ -104,6 +181,8 @@ def main() -> int:
     if not paths:
         print(f"no images in {args.folder}", file=sys.stderr)
         return 2
+    if args.stages:
+        return run_stages(paths)
     rng = np.random.default_rng(0)
     find_ms: list[float] = []
     find_wall: list[float] = []
