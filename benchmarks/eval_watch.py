@@ -24,6 +24,15 @@ from pathlib import Path
 SCRIPTS = ("random", "missed", "draw", "bump", "light", "hover", "nudge")
 
 
+def _script(out: Path, seed: int, default: str) -> str:
+    """The script of the game already rendered for ``seed`` in ``out`` (so a list of seeds
+    re-runs cached games as they were made), else ``default``."""
+    for script in SCRIPTS:
+        if (out / f"game-{seed}-{script}.mp4").exists():
+            return script
+    return default
+
+
 def _seeds(text: str) -> list[int]:
     if "-" in text:
         a, b = text.split("-")
@@ -109,7 +118,8 @@ def main() -> int:
     Path(a.out).mkdir(parents=True, exist_ok=True)
     seeds = _seeds(a.seeds)
     work = [
-        (s, SCRIPTS[i % len(SCRIPTS)], a.out, a.fps, a.oracle_reader) for i, s in enumerate(seeds)
+        (s, _script(Path(a.out), s, SCRIPTS[i % len(SCRIPTS)]), a.out, a.fps, a.oracle_reader)
+        for i, s in enumerate(seeds)
     ]
     from vision.evaluation.games import GameScore, summarize
 

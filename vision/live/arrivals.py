@@ -15,7 +15,11 @@ of a real scene are not placements:
   the arrival's body or top (the 16 pieces are all different, so both cannot be right). It
   is held back until seen empty, and taken on the first settle after a hand that brought
   nothing else (a piece put on that very cell; of several, the one whose reading changed
-  most since it was held).
+  most since it was held; ``min_release_differences`` can ask for a changed reading).
+  While the view stayed put since the last settle, a hand brought one piece, so every
+  other new cell is held back so, whatever it reads as (``hold_co_arrivals_when_steady``);
+  after a camera bump several moves may have been missed, and only cells that read as the
+  same piece are.
 """
 
 from __future__ import annotations
@@ -78,8 +82,10 @@ class ArrivalFilter:
         return [c for c in cells if c in clear or c not in self.doubtful]
 
     def one_arrival(self, observation: Observation, cells: list[Cell], log_odds: LogOdds, *,
-                    hand_since_settle: bool) -> tuple[list[Cell], list[Cell], Cell | None]:
-        """Of the cells new in one settle, those to take as moves.
+                    hand_since_settle: bool, view_steady: bool = False
+                    ) -> tuple[list[Cell], list[Cell], Cell | None]:
+        """Of the cells new in one settle, those to take as moves. ``view_steady``: the view
+        did not move since the last settle (one hand, one piece).
 
         Returns the cells to take, the echoes newly held back, and the arrival they echo
         (``None`` when none was held back).
@@ -88,7 +94,9 @@ class ArrivalFilter:
         if not fresh:
             if not hand_since_settle:
                 return [], [], None
-            held = [c for c in cells if c in self.held_back]
+            held = [c for c in cells if c in self.held_back
+                    and differences(self.held_back[c], log_odds(c))
+                    >= self.config.min_release_differences]
             if not held:
                 return [], [], None
             cell = max(held, key=lambda c: (
@@ -100,9 +108,10 @@ class ArrivalFilter:
             return fresh, [], None
         arrival = max(fresh, key=lambda c: observation.reading(c).occupied_probability)
         read = log_odds(arrival)
+        steady = view_steady and self.config.hold_co_arrivals_when_steady
         echoes = [
             c for c in fresh if c != arrival
-            and differences(log_odds(c), read) <= self.config.max_echo_differences
+            and (steady or differences(log_odds(c), read) <= self.config.max_echo_differences)
         ]
         for cell in echoes:
             self.held_back[cell] = log_odds(cell)

@@ -166,6 +166,7 @@ class WatchSession:
             self.view = None
             self.observation = Observation.empty()
             self.gate.reset()
+            self.tracker.view_moved()
             events = self.tracker.update(self.observation, t, busy=True)
             return FrameResult(self._output(events, t, image), None, self.observation, None, False)
         assert isinstance(found, BoardView)
@@ -175,6 +176,7 @@ class WatchSession:
             if self.view is None or _moved_px(aligned, self.view) > self.config.view_jitter_px:
                 if self.view is not None:
                     self.gate.reset()  # the camera or the board moved: new reference
+                    self.tracker.view_moved()
                 self.view = aligned
         gate = self.gate.update(image, self.view, t)
         read = False

@@ -71,6 +71,7 @@ class StateTracker:
         self._history: dict[Cell, CellEvidence] = {}  # fresh readings across windows
         self._arrival_odds: dict[Cell, float] = {}  # pieces that appeared with others
         self._hand_since_settle = True  # a hand (busy frames) since the last settled frame
+        self._view_moved = True  # the view moved (bump, board lost) since the last settle
         self._arrivals = ArrivalFilter(self.config)  # flickers, doubtful cells, echoes
         self._last_observation: Observation | None = None
         self._gate = LineGate(self.config.quarto_confidence)
@@ -126,6 +127,11 @@ class StateTracker:
         if not self.settled:
             return []
         return self._announce(self._on_settled(observation, float(now)), float(now))
+
+    def view_moved(self) -> None:
+        """The camera or the board moved, or the board was lost: several moves may have come
+        unseen before the next settle (see ``TrackerConfig.hold_co_arrivals_when_steady``)."""
+        self._view_moved = True
 
     def finish(self, now: float) -> list[Event]:
         """The source ended: close the game in progress (``abandoned`` or ``quarto``)."""
@@ -229,7 +235,8 @@ class StateTracker:
                                           hand_since_settle=self._hand_since_settle,
                                           pending=self._first_seen)
         new_cells, echoes, arrival = self._arrivals.one_arrival(
-            observation, new_cells, self._log_odds, hand_since_settle=self._hand_since_settle)
+            observation, new_cells, self._log_odds, hand_since_settle=self._hand_since_settle,
+            view_steady=not self._view_moved)
         if echoes and arrival is not None:
             for cell in echoes:
                 self._first_seen.pop(cell, None)
@@ -238,12 +245,13 @@ class StateTracker:
             events += self._warn_once(
                 "held:" + names,
                 now,
-                f"{names} looked occupied together with {arrival.name} and reads like its "
-                "piece (seen from there); not taken as a move (one piece arrives per turn)",
+                f"{names} looked occupied together with {arrival.name}; not taken as a move "
+                "(one piece arrives per turn: a neighbour cell seeing the new piece)",
             )
         if new_cells:
             events += self._place_new(new_cells, now)
         self._hand_since_settle = False
+        self._view_moved = False
         events += self._recheck(observation, occupied & recorded, now)
         return events
 

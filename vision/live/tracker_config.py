@@ -31,6 +31,18 @@ class TrackerConfig:
     #: arrived together after a missed settle, which differ in one attribute 4 times in 15,
     #: were held back in a rendered test game after a camera bump.)
     max_echo_differences: int = 0
+    #: While the view stayed put since the last settle (no camera bump, board not lost), a
+    #: hand brings one piece, so every other cell new in that settle is held back like an
+    #: echo, whatever it reads as: a cell seeing part of the new piece from behind or in
+    #: front can read as another piece. After a bump several pieces may have come unseen,
+    #: and only echoes are held back.
+    hold_co_arrivals_when_steady: bool = True
+    #: A held-back cell is taken as a move after a hand that brought nothing else only when
+    #: its reading differs from the held one in at least this many attributes (a piece put
+    #: there reads otherwise, a nudge or a hover leaves a phantom as it was). At 1 a nudge no
+    #: longer released a phantom (game 960020), but a real piece held back after a bump was
+    #: never taken and its line was lost (955003); a lost line is the worse error, so 0.
+    min_release_differences: int = 0
     #: A cell that turned occupied while no hand came (a reading flickering on a still scene)
     #: is taken as a later hand's piece only when it then reads at least this surely (a
     #: piece put there); until then, or until seen empty, it is a flicker, not a move.
