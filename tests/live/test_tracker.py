@@ -368,18 +368,24 @@ def test_two_pieces_one_attribute_apart_arriving_together_are_both_taken():
     assert sorted(e["name"] for e in events if e["type"] == "move") == ["b2", "d4"]
 
 
-def test_with_a_steady_view_one_hand_brings_one_piece():
-    # No bump since the last settle: one hand brought one piece, so a second new cell is held
-    # back whatever it reads as (a neighbour seeing part of the new piece can read as
-    # another piece), and taken after a hand that brings nothing else.
-    feed = Feed()
+def _two_new_at_once(feed):
+    """After a1, one hand visit leaves b2 (DSTS) and b3 (LRSH, read 0.9 occupied) new at
+    once on a steady view; the events of that settle."""
     feed.frames(1.0)
     feed.place("a1", "LRSS")
     b2, b3 = Cell.from_name("b2"), Cell.from_name("b3")
     feed.frames(1.0, busy=True)
     feed.pieces[b2] = Piece.from_symbol("DSTS")
     feed.pieces[b3] = Piece.from_symbol("LRSH")
-    events = feed.frames(2.0, obs=_with_occupancy(readings_from_pieces(feed.pieces), b3, 0.9))
+    return feed.frames(2.0, obs=_with_occupancy(readings_from_pieces(feed.pieces), b3, 0.9))
+
+
+def test_with_a_steady_view_one_hand_brings_one_piece():
+    # No bump since the last settle: one hand brought one piece, so a second new cell is held
+    # back whatever it reads as (a neighbour seeing part of the new piece can read as
+    # another piece), and taken after a hand that brings nothing else.
+    feed = Feed()
+    events = _two_new_at_once(feed)
     assert [e["name"] for e in events if e["type"] == "move"] == ["b2"]
     assert any("b3" in e.get("message", "") and "not taken" in e.get("message", "")
                for e in events)
@@ -392,13 +398,8 @@ def test_a_held_cell_can_be_asked_to_read_otherwise_before_it_is_taken():
     # With min_release_differences=1, a hand that only nudges or hovers (the held cell reads
     # as before) does not make it a move; a piece put there (read otherwise) does.
     feed = Feed(StateTracker(config=TrackerConfig(min_release_differences=1)))
-    feed.frames(1.0)
-    feed.place("a1", "LRSS")
-    b2, b3 = Cell.from_name("b2"), Cell.from_name("b3")
-    feed.frames(1.0, busy=True)
-    feed.pieces[b2] = Piece.from_symbol("DSTS")
-    feed.pieces[b3] = Piece.from_symbol("LRSH")
-    feed.frames(2.0, obs=_with_occupancy(readings_from_pieces(feed.pieces), b3, 0.9))
+    _two_new_at_once(feed)
+    b3 = Cell.from_name("b3")
     feed.frames(1.0, busy=True)  # a nudge: b3 reads as before
     assert [e for e in feed.frames(2.0) if e["type"] == "move"] == []
     feed.frames(1.0, busy=True)  # a piece put on b3: it reads otherwise
