@@ -78,6 +78,19 @@ def test_model_file_round_trip(tmp_path: Path) -> None:
                        model.predict_patches(images, scalars))
 
 
+def test_model_file_keeps_the_mirror_flag_and_the_ensemble(tmp_path: Path) -> None:
+    cfg = PatchConfig()
+    a, b = random_model(cfg, seed=1), random_model(cfg, seed=2)
+    both = ConvCellModel(a.nets + b.nets, cfg, OUTPUTS, {}, mirror_average=False)
+    loaded = load_cnn(both.save(tmp_path / "m.npz"))
+    assert not loaded.mirror_average and len(loaded.nets) == 2
+    rng = np.random.default_rng(3)
+    images = rng.normal(size=(2, PATCH_CHANNELS, 2 * cfg.size, 2 * cfg.size)).astype(np.float32)
+    scalars = rng.normal(size=(2, len(PATCH_SCALARS))).astype(np.float32)
+    mean = (a.nets[0].predict_proba(images, scalars) + b.nets[0].predict_proba(images, scalars)) / 2
+    assert np.allclose(loaded.predict_patches(images, scalars), mean, atol=1e-6)
+
+
 def test_a_model_of_another_layout_is_refused(tmp_path: Path) -> None:
     path = random_model(PatchConfig()).save(tmp_path / "m.npz")
     with np.load(path) as data:

@@ -119,7 +119,8 @@ class ConvCellModel:
     patches: PatchConfig
     outputs: tuple[str, ...]
     info: dict[str, object]
-    #: Average each prediction with that of the mirror-image patches.
+    #: Average each prediction with that of the mirror-image patches (twice the work; stored
+    #: in the model file, so an ensemble can give it up to keep the reading time).
     mirror_average: bool = True
 
     def column(self, name: str) -> int:
@@ -144,7 +145,8 @@ class ConvCellModel:
         """Write the model as a compressed ``.npz`` (float32 weights)."""
         path = Path(path)
         meta = {"patches": self.patches.as_dict(), "outputs": list(self.outputs),
-                "info": self.info, "nets": len(self.nets), "convs": len(self.nets[0].convs)}
+                "info": self.info, "nets": len(self.nets), "convs": len(self.nets[0].convs),
+                "mirror_average": self.mirror_average}
         arrays: dict[str, np.ndarray] = {}
         for k, net in enumerate(self.nets):
             for j, (w, b) in enumerate(net.convs):
@@ -198,7 +200,9 @@ def load_cnn(path: str | Path | None = None) -> ConvCellModel:
         if net.hidden[0].shape[1] != n_in:
             raise CnnModelError(f"{path}: hidden layer takes {net.hidden[0].shape[1]} inputs; "
                                 f"the patch layout gives {n_in}")
-    return ConvCellModel(nets, patches, outputs, dict(meta.get("info", {})))
+    # Files written before the flag was stored were all mirror-averaged.
+    return ConvCellModel(nets, patches, outputs, dict(meta.get("info", {})),
+                         mirror_average=bool(meta.get("mirror_average", True)))
 
 
 @lru_cache(maxsize=1)
