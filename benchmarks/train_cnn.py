@@ -27,6 +27,7 @@ of trained files without training.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import sys
 import time
 from pathlib import Path
@@ -477,7 +478,9 @@ def main(argv: list[str] | None = None) -> int:
     p = model.predict_patches(va["images"].astype(np.float32), va["scalars"])
     val_figures("validation (folded numpy network, calibrated)", p, va, n_va)
     size_figures(p, va["y"], va["w"])
-    model.save(args.out)
+    # The figures are of the network alone; the reader averages it with the mirror image (the
+    # file stores the flag).
+    dataclasses.replace(model, mirror_average=True).save(args.out)
     print(f"saved {args.out} ({args.out.stat().st_size / 1e6:.2f} MB)")
     return 0
 
