@@ -74,6 +74,9 @@ def extract(paths: list[Path], *, jitters: int, seed: int, cfg: PatchConfig,
     if cache is not None and cache.exists():
         with np.load(cache) as d:
             out = {k: d[k] for k in d.files}
+        if out["images"].shape[-1] != 2 * cfg.size:
+            raise SystemExit(f"{cache}: patches of another --patch-size "
+                             f"({out['images'].shape[-1] // 2}); pass another --cache folder")
         if out["y"].shape[1] != len(OUTPUTS):
             # Cached before an output was added: the patches stand, the targets are redone.
             out["y"], out["w"] = targets(paths, jitters=jitters)
