@@ -28,6 +28,7 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import cv2
@@ -136,12 +137,7 @@ def run_stages(paths: list[Path]) -> int:
     per_frame: list[dict[str, float]] = []
     counts: Counter[int] = Counter()
     try:
-        for p in paths:
-            img = cv2.imread(str(p))
-            if img is None:
-                continue
-            if img.shape[:2] != (720, 1280):
-                img = cv2.resize(img, (1280, 720), interpolation=cv2.INTER_AREA)
+        for img in _frames(paths):
             spent.clear()
             refined[0] = 0
             t0 = time.process_time()
@@ -162,6 +158,17 @@ def run_stages(paths: list[Path]) -> int:
     hist = ", ".join(f"{n}: {c}" for n, c in sorted(counts.items()))
     print(f"grids refined per frame (frames): {hist}")
     return 0
+
+
+def _frames(paths: list[Path]) -> Iterator[np.ndarray]:
+    """The readable images of ``paths``, resized to 1280x720 when they are not."""
+    for p in paths:
+        img = cv2.imread(str(p))
+        if img is None:
+            continue
+        if img.shape[:2] != (720, 1280):
+            img = cv2.resize(img, (1280, 720), interpolation=cv2.INTER_AREA)
+        yield img
 
 
 def main() -> int:
@@ -188,12 +195,7 @@ def main() -> int:
     find_wall: list[float] = []
     track_ms: list[float] = []
     found = 0
-    for p in paths:
-        img = cv2.imread(str(p))
-        if img is None:
-            continue
-        if img.shape[:2] != (720, 1280):
-            img = cv2.resize(img, (1280, 720), interpolation=cv2.INTER_AREA)
+    for img in _frames(paths):
         best = float("inf")
         wall = float("inf")
         view = None
