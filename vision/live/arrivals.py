@@ -10,16 +10,15 @@ of a real scene are not placements:
 - a *doubtful* cell: read weakly occupied (below ``new_piece_probability``) in the settle where
   another cell reads clearly occupied, say the far cell half covered by a tall piece just
   placed in front of it; it waits until seen empty or read clearly;
-- an *echo*: of cells new in one settle, the one read most surely occupied is the arrival;
-  another that reads as the same piece (``max_echo_differences``) is a neighbour cell seeing
-  the arrival's body or top (the 16 pieces are all different, so both cannot be right). It
-  is held back until seen empty, and taken on the first settle after a hand that brought
-  nothing else (a piece put on that very cell; of several, the one whose reading changed
-  most since it was held; ``min_release_differences`` can ask for a changed reading).
-  While the view stayed put since the last settle, a hand brought one piece, so every
-  other new cell is held back so, whatever it reads as (``hold_co_arrivals_when_steady``);
-  after a camera bump several moves may have been missed, and only cells that read as the
-  same piece are.
+- an *echo*: of cells new in one settle, the one read most surely occupied is the arrival.
+  While the view stayed put since the last settle, a hand brought one piece, so every other
+  new cell is an echo whatever it reads as (``hold_co_arrivals_when_steady``): a neighbour
+  cell seeing part of the new piece. After a camera bump several moves may have come unseen,
+  and only a cell that reads as the same piece is an echo (``max_echo_differences``; the 16
+  pieces are all different, so both cannot be right). An echo is held back until seen
+  empty, and taken on the first settle after a hand that brought nothing else (a piece put
+  on that very cell; of several, the one whose reading changed most since it was held;
+  ``min_release_differences`` can ask for a changed reading).
 """
 
 from __future__ import annotations
@@ -94,14 +93,13 @@ class ArrivalFilter:
         if not fresh:
             if not hand_since_settle:
                 return [], [], None
-            held = [c for c in cells if c in self.held_back
-                    and differences(self.held_back[c], log_odds(c))
-                    >= self.config.min_release_differences]
+            changed = {c: differences(self.held_back[c], log_odds(c))
+                       for c in cells if c in self.held_back}
+            held = [c for c, n in changed.items() if n >= self.config.min_release_differences]
             if not held:
                 return [], [], None
-            cell = max(held, key=lambda c: (
-                differences(self.held_back[c], log_odds(c)),
-                observation.reading(c).occupied_probability))
+            cell = max(held, key=lambda c: (changed[c],
+                                            observation.reading(c).occupied_probability))
             del self.held_back[cell]
             return [cell], [], None
         if len(fresh) < 2:
