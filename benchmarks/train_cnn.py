@@ -18,6 +18,15 @@ also takes part in the temperatures)::
         --extra-images 1500 --extra-val 100 --extra-palette wide \
         --init vision/learn/cells_cnn.npz --lr 1e-3 --augment 2 --epochs 4 --threads 1
 
+``--more DIR...`` adds folders whose every render is used for training (none held out, none
+rendered here), e.g. the renders with varied bores and the low views (25-45 degrees) of the
+session-6 training::
+
+    quarto-vision render stills 856 /tmp/learn-data/train_hole --seed 310000 --pieces 3 16 \
+        --palette alternate --hole-light varied
+    quarto-vision render stills 800 /tmp/learn-data/train_low --seed 320000 --pieces 3 16 \
+        --palette alternate --hole-light varied --elevation 25 45
+
 ``--seed`` changes the initial weights, batch order and augmentation (two seeds of one recipe
 show how much of a difference is luck); ``--patch-size`` another ``PatchConfig.size`` (with its
 own ``--cache`` folder); ``--combine A.npz B.npz --out E.npz [--no-mirror]`` writes an ensemble
@@ -335,6 +344,9 @@ def main(argv: list[str] | None = None) -> int:
                     help="extra renders held out for validation, after the training ones")
     ap.add_argument("--extra-palette", default="wide",
                     help="SceneOptions.palette of the extra renders")
+    ap.add_argument("--more", type=Path, nargs="+", default=[],
+                    help="folders of further training renders, all used for training (none "
+                         "held out, none rendered here; seeds must differ from other folders')")
     ap.add_argument("--cache", type=Path, default=Path("/tmp/learn-data/cnn-cache"))
     ap.add_argument("--out", type=Path, default=DEFAULT_CNN_PATH)
     ap.add_argument("--seed", type=int, default=0,
@@ -380,12 +392,14 @@ def main(argv: list[str] | None = None) -> int:
                  if (args.extra / f"{s}.json").exists()]
         val_extra = [args.extra / f"{s}.json" for s in extra_val
                      if (args.extra / f"{s}.json").exists()]
+    more = [path for folder in args.more for path in sorted(folder.glob("*.json"))]
     print(f"{len(train)} training images, {len(val)} validation images; extra "
-          f"({args.extra_palette}) {len(extra)} training, {len(val_extra)} validation", flush=True)
+          f"({args.extra_palette}) {len(extra)} training, {len(val_extra)} validation; "
+          f"{len(more)} more training", flush=True)
     args.cache.mkdir(parents=True, exist_ok=True)
     # Cached in chunks of 500 seeds so that adding renders only extracts the new ones.
     chunks = []
-    for paths in (train, extra):
+    for paths in (train, extra, more):
         for start in range(0, len(paths), 500):
             part = paths[start:start + 500]
             name = f"train_{part[0].stem}_{part[-1].stem}_j{args.jitters}.npz"
@@ -477,6 +491,8 @@ def main(argv: list[str] | None = None) -> int:
         info["extra"] = {"palette": args.extra_palette, "train_images": len(extra),
                          "first_seed": args.extra_first_seed,
                          "validation_images": len(val_extra)}
+    if more:
+        info["more"] = {"folders": [folder.name for folder in args.more], "train_images": len(more)}
     model = ConvCellModel((folded,), cfg, OUTPUTS, info, mirror_average=False)
     p = model.predict_patches(va["images"].astype(np.float32), va["scalars"])
     val_figures("validation (folded numpy network, calibrated)", p, va, n_va)

@@ -110,6 +110,26 @@ def test_cli_renders_stills_and_rejects_bad_arguments(tmp_path, capsys) -> None:
         cli_main(["render", "stills", "1", str(tmp_path), "--size", "big"])
 
 
+def test_cli_alternate_palette_and_varied_bores_are_the_scene_options(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    from vision.render.still import render_still
+
+    argv = ["render", "stills", "2", str(tmp_path), "--seed", "8", "--size", "320x180",
+            "--pieces", "3", "16", "--palette", "alternate", "--hole-light", "varied", "--quiet"]
+    assert cli_main(argv) == 0
+    for seed, palette in ((8, "classic"), (9, "wide")):
+        opts = SceneOptions(size_wh=(320, 180), n_pieces=(3, 16), palette=palette,
+                            hole_light="varied")
+        image, _ = render_still(seed, options=opts)
+        written = cv2.imread(str(tmp_path / f"{seed:06d}.jpg"))
+        assert written.shape == image.shape
+        # the file is the JPEG of exactly this render: far closer to it than to the other palette
+        other = render_still(seed, options=SceneOptions(
+            size_wh=(320, 180), n_pieces=(3, 16), hole_light="varied",
+            palette="wide" if palette == "classic" else "classic"))[0]
+        err = np.abs(written.astype(float) - image).mean()
+        assert err < 3.0 < np.abs(written.astype(float) - other).mean()
+
+
 def test_piece_across_the_image_edge_counts_its_hidden_half() -> None:
     scene = sample_scene(0, SceneOptions(size_wh=(320, 240)))
     d = piece_drawable(32, Placement(Piece(0), (0.0, 0.0, 0.0), 0.0), scene.piece_set)

@@ -8,6 +8,7 @@ with a sidecar ``.json`` holding every move, Quarto event, camera bump and light
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import sys
 import time
 from pathlib import Path
@@ -71,7 +72,7 @@ def _size(text: str) -> tuple[int, int]:
 
 
 def register(subparsers: Any) -> None:
-    from vision.render.scene import BOARD_STYLES
+    from vision.render.scene import BOARD_STYLES, HOLE_LIGHTS, PALETTES
 
     p = subparsers.add_parser(
         "render",
@@ -107,6 +108,19 @@ def register(subparsers: Any) -> None:
         default=0.0,
         metavar="P",
         help="chance of a hand over the board in each image (default 0)",
+    )
+    s.add_argument(
+        "--palette",
+        choices=(*PALETTES, "alternate"),
+        default="classic",
+        help="colours of boards and sets: classic (real sets), wide (any hue and lightness) or "
+        "alternate (classic for even seeds, wide for odd ones)",
+    )
+    s.add_argument(
+        "--hole-light",
+        choices=HOLE_LIGHTS,
+        default="dark",
+        help="light inside the bores of hollow pieces (varied: per set, for training data)",
     )
     s.add_argument("--prefix", default="", help="file name prefix (names: PREFIX + 6-digit seed)")
     s.add_argument("--quiet", action="store_true", help="no progress bar")
@@ -158,15 +172,20 @@ def run_stills(args: argparse.Namespace) -> int:
             elevation_deg=tuple(args.elevation) if args.elevation else (25.0, 90.0),
             n_pieces=tuple(args.pieces) if args.pieces else (0, 16),
             hand_prob=args.hands,
+            palette="classic" if args.palette == "alternate" else args.palette,
+            hole_light=args.hole_light,
         )
     except ValueError as exc:
         print(f"render stills: {exc}", file=sys.stderr)
         return EXIT_BAD_ARGS
+    wide = dataclasses.replace(opts, palette="wide")
     out = Path(args.outdir)
     out.mkdir(parents=True, exist_ok=True)
     bar = ProgressBar(args.n, "stills", not args.quiet)
     for i in range(args.n):
-        image, label = render_still(args.seed + i, options=opts)
+        seed = args.seed + i
+        odd = args.palette == "alternate" and seed % 2 == 1
+        image, label = render_still(seed, options=wide if odd else opts)
         write_still(out / f"{args.prefix}{args.seed + i:06d}.jpg", image, label)
         bar.update(i + 1)
     bar.close()
