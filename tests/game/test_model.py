@@ -159,3 +159,32 @@ def test_adopted_pieces_raise_no_quarto_and_replay_the_same():
     again = Game.replay(game.events)
     assert again.board == game.board and again.events == game.events
     assert not again.claimable_lines
+
+
+def test_correction_swaps_pieces_raises_a_new_line_and_replays():
+    game = Game()
+    game.start(0.0)
+    # c1 was misread as DRTH (tall); the real DRTH, placed later on a2, was pushed to DRSH
+    play(game, [("a1", "LRSS"), ("b1", "DSSH"), ("c1", "DRTH"), ("a2", "DRSH"), ("d1", "LSSS")])
+    assert not game.claimable_lines  # a1-d1 is not "all short" by the record
+    with pytest.raises(IllegalMoveError):  # one cell alone would hold a piece twice
+        game.correct({Cell.from_name("c1"): Piece.from_symbol("DRSH")}, 60.0, "re-read")
+    events = game.correct(
+        {Cell.from_name("c1"): Piece.from_symbol("DRSH"),
+         Cell.from_name("a2"): Piece.from_symbol("DRTH")}, 60.0, "re-read")
+    assert types(events) == ["correction", "correction", "quarto"]
+    assert [e["index"] for e in events[:2]] == [3, 4]
+    assert events[0]["was"] == Piece.from_symbol("DRTH").attributes
+    assert events[2]["after_move"] == 5 and events[2]["t"] == 60.0
+    assert events[2]["shared"] == {"height": "short"}
+    assert [m.piece.symbol for m in game.moves] == ["LRSS", "DSSH", "DRSH", "DRTH", "LSSS"]
+    assert game.correct({Cell.from_name("a1"): Piece.from_symbol("LRSS")}, 61.0, "x") == []
+    with pytest.raises(IllegalMoveError):
+        game.correct({Cell.from_name("d4"): Piece.from_symbol("DRTH")}, 62.0, "no move there")
+    game.end(70.0)
+    assert game.result == "quarto"
+    again = Game.replay(game.events)
+    assert again.board == game.board and again.events == game.events
+    assert [m.piece for m in again.moves] == [m.piece for m in game.moves]
+    with pytest.raises(IllegalMoveError):
+        game.correct({Cell.from_name("a1"): Piece.from_symbol("DSTH")}, 71.0, "game over")

@@ -84,3 +84,13 @@ def test_missed_line_false_alarm_and_wrong_piece_are_caught():
     assert total["moves_exact_rate"] == 0.5
     assert total["lines_announced_rate"] == 0.5
     assert total["false_quartos"] == 1
+
+
+def test_a_corrected_move_counts_as_corrected():
+    events = watched(wrong_piece=True)
+    assert not score_game(events, truth()).moves_right
+    wrong = next(e for e in events if e["type"] == "move" and e["index"] == 3)
+    fix = {"type": "correction", "t": 20.0, "index": 3, "row": wrong["row"], "col": wrong["col"],
+           "name": wrong["name"], "piece": Piece.from_symbol("LSSS").attributes,
+           "was": wrong["piece"], "reason": "re-read"}
+    assert score_game([*events, fix], truth()).moves_right

@@ -126,7 +126,8 @@ def test_hidden_new_piece_is_recorded_by_elimination_with_a_warning_naming_the_c
 
 
 def test_changed_reading_of_recorded_piece_is_a_warning_not_a_change():
-    feed = Feed()
+    # With corrections off, the record is kept (see tests/live/test_repair.py for the default)
+    feed = Feed(StateTracker(config=TrackerConfig(repair_confidence=1.0)))
     feed.frames(1.0)
     feed.place("a1", "LRSS")
     feed.pieces[Cell.from_name("a1")] = Piece.from_symbol("DRSS")  # reader now says dark

@@ -60,10 +60,24 @@ def _line_key(
     return frozenset(pts)
 
 
+def recorded_moves(events: Sequence[Event]) -> list[Event]:
+    """The ``move`` events as the record finally holds them: a later ``correction`` of a move
+    (same index) replaces its piece."""
+    moves: list[Event] = []
+    for event in events:
+        if event.get("type") == "move":
+            moves.append(dict(event))
+        elif event.get("type") == "correction":
+            for move in moves:
+                if move.get("index") == event.get("index"):
+                    move["piece"] = event["piece"]
+    return moves
+
+
 def score_game(events: Sequence[Event], truth: dict[str, Any]) -> GameScore:
     """Compare the events of one watched game with the sidecar ``truth`` of its video."""
     mapping = cell_mapping(events, truth["cells"])
-    moves = [e for e in events if e.get("type") == "move"]
+    moves = recorded_moves(events)
     want = truth["moves"]
     got = [((mapping.get((e["row"], e["col"]), (-1, -1))), e["piece"]) for e in moves]
     exp = [((m["row"], m["col"]), m["piece"]) for m in want]

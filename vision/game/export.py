@@ -48,6 +48,13 @@ def describe_event(event: Event) -> str:
         return "game start"
     if kind == "game_end":
         return f"game end: {event.get('result')} after {event.get('moves')} moves"
+    if kind == "correction":
+        piece = Piece.from_attributes(event["piece"])
+        was = Piece.from_attributes(event["was"])
+        return (
+            f"correction of move {event.get('index')} on {event.get('name')}: {piece.name} "
+            f"(was {was.name})"
+        )
     if kind == "undo":
         return f"undo move {event.get('index')} on {event.get('name')} ({event.get('reason', '')})"
     return f"{kind}: {event}"

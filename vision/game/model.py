@@ -186,6 +186,62 @@ class Game:
             ]
         )
 
+    def correct(self, changes: dict[Cell, Piece], t: float, reason: str) -> list[Event]:
+        """Replace the pieces recorded on some cells (the board was misread when they came).
+
+        All ``changes`` are applied together, so two misread pieces can swap. Each changed
+        move gives a ``correction`` event (its index and cell, the new ``piece`` and the piece it
+        ``was``); the moves keep their order and times. A line the corrected board gives the
+        last move, that it did not give before, is raised as a ``quarto`` event; lines of
+        earlier moves are past their turn and are not raised.
+
+        Raises
+        ------
+        IllegalMoveError
+            When the game is over, a cell holds no recorded move, or the corrected board would
+            hold a piece twice.
+        """
+        if self.over:
+            raise IllegalMoveError(f"game is over ({self.result}); cannot correct it")
+        where = {move.cell: i for i, move in enumerate(self.moves)}
+        for cell in changes:
+            if cell not in where:
+                raise IllegalMoveError(f"no move recorded on {cell.name}; nothing to correct")
+        after = {move.cell: move.piece for move in self.moves} | dict(changes)
+        if len(set(after.values())) != len(after):
+            raise IllegalMoveError("the corrected board would hold a piece twice")
+        events: list[Event] = []
+        for cell in sorted(changes, key=lambda c: where[c]):
+            old = self.moves[where[cell]]
+            piece = changes[cell]
+            if piece == old.piece:
+                continue
+            self.moves[where[cell]] = Move(old.index, cell, piece, old.t)
+            self.board[cell] = piece
+            events.append(
+                {
+                    "type": "correction",
+                    "t": _t(t),
+                    "index": old.index,
+                    "row": cell.row,
+                    "col": cell.col,
+                    "name": cell.name,
+                    "piece": piece.attributes,
+                    "was": old.piece.attributes,
+                    "reason": reason,
+                }
+            )
+        if events and self.moves:
+            last = self.moves[-1]
+            before = set(self._claimable)
+            self._claimable = self.rules.lines_created(self.board, last.cell)
+            events.extend(
+                _line_event("quarto", t, last.index, line)
+                for line in self._claimable
+                if line not in before
+            )
+        return self._emit(events)
+
     def end(self, t: float) -> list[Event]:
         """The board was cleared: ``quarto`` if the last move made a line, else ``abandoned``."""
         if self.over:
@@ -209,13 +265,18 @@ class Game:
     def replay(cls, events: Iterable[Event], rules: Rules | None = None) -> Game:
         """Rebuild a game from its events (as read from a record).
 
-        Moves and undos are replayed through the rules; every event, including the derived
-        ones, is kept exactly as given, so writing then reading gives the same game.
+        Moves, undos and corrections are replayed through the rules; every event, including the
+        derived ones, is kept exactly as given, so writing then reading gives the same game.
         """
         game = cls(rules)
         kept: list[Event] = []
+        pending: dict[Cell, Piece] = {}
+        pending_t = 0.0
         for event in events:
             kind = event.get("type")
+            if pending and kind != "correction":
+                game.correct(pending, pending_t, "replayed")
+                pending = {}
             if kind == "game_start":
                 game._started = True
             elif kind == "move":
@@ -227,8 +288,14 @@ class Game:
                     game.place(cell, piece, float(event["t"]))
             elif kind == "undo":
                 game.undo(float(event["t"]), str(event.get("reason", "")))
+            elif kind == "correction":  # the corrections of one repair are applied together
+                cell = Cell(int(event["row"]), int(event["col"]))
+                pending[cell] = Piece.from_attributes(event["piece"])
+                pending_t = float(event["t"])
             elif kind == "game_end":
                 game.result = str(event["result"])
             kept.append(dict(event))
+        if pending:
+            game.correct(pending, pending_t, "replayed")
         game.events = kept
         return game

@@ -15,10 +15,11 @@ exist.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from vision.game.model import Event
+from vision.rules.lines import QuartoLine
 
 logger = logging.getLogger(__name__)
 
@@ -69,6 +70,13 @@ class LineGate:
         """A new game: forget everything."""
         self._held.clear()
         self._announced.clear()
+
+    def keep_only(self, lines: Sequence[QuartoLine]) -> None:
+        """The record changed (a correction): held lines that are no longer among ``lines``
+        (the lines the record now gives the last move) are dropped."""
+        keys = {tuple(sorted((c.row, c.col) for c in line.cells)) for line in lines}
+        for key in [k for k in self._held if k not in keys]:
+            del self._held[key]
 
     def filter(
         self, events: list[Event], confidence: Confidence

@@ -30,6 +30,7 @@ from vision.live.evidence import (
     readings_from_pieces,
 )
 from vision.live.linegate import LineGate
+from vision.live.repair import propose_repair
 from vision.live.tracker_config import TrackerConfig
 from vision.read.observation import Observation
 from vision.rules.board import ALL_CELLS, Cell
@@ -75,6 +76,8 @@ class StateTracker:
         self._arrivals = ArrivalFilter(self.config)  # flickers, doubtful cells, echoes
         self._last_observation: Observation | None = None
         self._gate = LineGate(self.config.quarto_confidence)
+        self._repair_key: frozenset[tuple[Cell, Piece]] | None = None  # asked, not yet made
+        self._repair_settles: set[float] = set()  # the settles (start times) that asked it
         self._last_t = 0.0
         #: True until a board starts the first game (shown to the user).
         self.waiting_for_empty = game is None
@@ -266,6 +269,7 @@ class StateTracker:
         self._arrival_odds.clear()
         self._arrivals.clear()
         self._gate.clear()
+        self._repair_key, self._repair_settles = None, set()
 
     def _decode_all(self, cells: Sequence[Cell]) -> list[tuple[Cell, Piece]]:
         """Distinct pieces for ``cells`` from their evidence, greedily by best margin."""
@@ -370,6 +374,7 @@ class StateTracker:
         events: list[Event] = []
         if self._window_start is None or now - self._window_start < self.config.recheck_s:
             return events
+        events += self._repair(observation, cells, now)
         for cell in sorted(cells):
             recorded = game.board[cell]
             evidence = self._evidence.get(cell)
@@ -388,6 +393,47 @@ class StateTracker:
                 now,
                 f"piece at {cell.name} reads as {best}; kept the recorded {recorded}",
             )
+        return events
+
+    def _repair(self, observation: Observation, cells: set[Cell], now: float) -> list[Event]:
+        """Correct the record where the recorded cells, decoded together from their present
+        readings, clearly name other pieces (:mod:`vision.live.repair`)."""
+        game = self.game
+        cfg = self.config
+        if game is None or game.over or cfg.repair_confidence >= 1.0:
+            return []
+        visible = {
+            cell: self._evidence[cell]
+            for cell in cells
+            if cell in self._evidence
+            and observation.reading(cell).visible_fraction >= cfg.min_visible_fraction
+        }
+        record = {cell: piece for cell, piece in game.board.items() if piece is not None}
+        p = cfg.repair_confidence
+        repair = propose_repair(record, visible, min_gain=math.log(p / (1.0 - p)),
+                                max_cells=cfg.repair_max_cells)
+        # The same correction must be asked by repair_settles settles in a row: a later settle
+        # that reads the record right, or asks another, starts the count again.
+        if repair is None:
+            if self._window_start not in self._repair_settles:
+                self._repair_key, self._repair_settles = None, set()
+            return []
+        key = frozenset(repair.changes.items())
+        if key != self._repair_key:
+            self._repair_key, self._repair_settles = key, set()
+        assert self._window_start is not None
+        self._repair_settles.add(self._window_start)
+        if len(self._repair_settles) < cfg.repair_settles:
+            return []
+        self._repair_key, self._repair_settles = None, set()
+        what = "; ".join(f"{cell.name} reads as {piece}, recorded {record[cell]}"
+                         for cell, piece in sorted(repair.changes.items()))
+        sure = 1.0 / (1.0 + math.exp(-min(repair.gain, 50.0)))
+        events = game.warn(
+            now, f"the board contradicts the record ({what}): corrected (confidence {sure:.3f})"
+        )
+        events += game.correct(repair.changes, now, "re-read on a settled view")
+        self._gate.keep_only(game.claimable_lines)
         return events
 
     def _warn_once(self, key: str, now: float, message: str) -> list[Event]:

@@ -1,0 +1,137 @@
+"""Correcting the record when the board, read again, contradicts it."""
+
+import math
+
+from tests.live.test_tracker import Feed, types
+from vision.live.evidence import CellEvidence
+from vision.live.repair import propose_repair
+from vision.live.tracker import StateTracker, TrackerConfig, readings_from_pieces
+from vision.rules import Cell, Piece
+
+A1, B2, C3 = Cell.from_name("a1"), Cell.from_name("b2"), Cell.from_name("c3")
+SURE = math.log(0.9 / 0.1)
+
+
+def _evidence(symbol, confidence=0.95, **odds):
+    ev = CellEvidence(6)
+    obs = readings_from_pieces({A1: Piece.from_symbol(symbol)}, confidence=confidence,
+                               odds={A1: odds})
+    for _ in range(3):
+        ev.add(obs.reading(A1), 0.02)
+    return ev
+
+
+def test_a_misread_and_the_piece_it_pushed_aside_are_swapped():
+    # a1 holds LSTS, misread short when it came (recorded LSSS); the real LSSS came later on
+    # b2 and was recorded LSTS. Now b2 reads short surely and a1 is unsure of its height.
+    record = {A1: Piece.from_symbol("LSSS"), B2: Piece.from_symbol("LSTS"),
+              C3: Piece.from_symbol("DRTH")}
+    evidence = {A1: _evidence("LSSS", height=0.45), B2: _evidence("LSSS"),
+                C3: _evidence("DRTH")}
+    repair = propose_repair(record, evidence, min_gain=SURE, max_cells=2)
+    assert repair is not None
+    assert repair.changes == {A1: Piece.from_symbol("LSTS"), B2: Piece.from_symbol("LSSS")}
+    assert repair.gain > SURE
+    # the same readings do not clear a stricter confidence, nor a one-cell limit
+    assert propose_repair(record, evidence, min_gain=repair.gain + 0.1, max_cells=2) is None
+    assert propose_repair(record, evidence, min_gain=SURE, max_cells=1) is None
+
+
+def test_a_record_the_readings_agree_with_stands():
+    record = {A1: Piece.from_symbol("LSSS"), B2: Piece.from_symbol("DRTH")}
+    evidence = {A1: _evidence("LSSS", height=0.45), B2: _evidence("DRTH")}
+    assert propose_repair(record, evidence, min_gain=SURE, max_cells=2) is None
+    assert propose_repair(record, {}, min_gain=SURE, max_cells=2) is None
+
+
+def test_a_cell_not_read_now_keeps_its_piece_and_that_piece_is_not_free():
+    # b2 is hidden now (no evidence): its recorded LSSS stays, so a1, reading LSSS, cannot
+    # take it; the next best free piece for a1 is its recorded one.
+    record = {A1: Piece.from_symbol("LSTS"), B2: Piece.from_symbol("LSSS")}
+    evidence = {A1: _evidence("LSSS", height=0.3)}
+    assert propose_repair(record, evidence, min_gain=SURE, max_cells=2) is None
+    # ...while a free piece it reads surely replaces it
+    evidence = {A1: _evidence("DSSS", height=0.1)}
+    repair = propose_repair(record, evidence, min_gain=SURE, max_cells=2)
+    assert repair is not None and repair.changes == {A1: Piece.from_symbol("DSSS")}
+
+
+def test_tracker_corrects_a_recorded_piece_the_board_contradicts():
+    feed = Feed()
+    feed.frames(1.0)
+    feed.place("a1", "LRSS")
+    feed.pieces[A1] = Piece.from_symbol("DRSS")  # re-read on a settled view: dark
+    events = feed.frames(3.0)
+    assert types(events) == ["warning", "correction"]
+    assert "a1 reads as dark round short solid" in events[0]["message"]
+    assert "confidence 0.9" in events[0]["message"]
+    assert events[1]["index"] == 1 and events[1]["was"]["color"] == "light"
+    assert feed.tracker.game.board[A1] == Piece.from_symbol("DRSS")
+    assert [m.piece for m in feed.tracker.game.moves] == [Piece.from_symbol("DRSS")]
+
+
+def _two_settles():
+    return Feed(StateTracker(config=TrackerConfig(repair_settles=2)))
+
+
+def test_tracker_corrects_a_recorded_piece_the_board_contradicts_in_two_settles():
+    feed = _two_settles()
+    feed.frames(1.0)
+    _, events = feed.place("a1", "LRSS")
+    assert types(events) == ["move"]
+    feed.pieces[A1] = Piece.from_symbol("DRSS")  # re-read on a settled view: dark
+    events = feed.frames(3.0)
+    assert types(events) == ["warning"] and "kept the recorded" in events[0]["message"]
+    feed.frames(1.0, busy=True)  # a hand passes: another settle, another view
+    events = feed.frames(3.0)
+    assert types(events) == ["warning", "correction"]
+    assert "a1 reads as dark round short solid" in events[0]["message"]
+    assert events[1]["index"] == 1 and events[1]["piece"]["color"] == "dark"
+    assert feed.tracker.game.board[A1] == Piece.from_symbol("DRSS")
+    feed.frames(1.0, busy=True)
+    assert feed.frames(3.0) == []  # corrected once, then the record agrees
+
+
+def test_one_settle_misreading_a_piece_does_not_change_the_record():
+    feed = _two_settles()
+    feed.frames(1.0)
+    feed.place("a1", "LRSS")
+    feed.pieces[A1] = Piece.from_symbol("DRSS")  # a shadow: one view reads it dark
+    feed.frames(3.0)
+    feed.frames(1.0, busy=True)
+    feed.pieces[A1] = Piece.from_symbol("LRSS")  # the shadow is gone
+    feed.frames(3.0)
+    feed.frames(1.0, busy=True)
+    feed.pieces[A1] = Piece.from_symbol("DRSS")  # another shadow: again only one settle
+    feed.frames(3.0)
+    assert "correction" not in types(feed.events)
+    assert feed.tracker.game.board[A1] == Piece.from_symbol("LRSS")
+
+
+def test_tracker_announces_a_line_that_a_correction_reveals():
+    # a1 recorded tall (LRTS) but it is short: a1-d1 "all short" exists once it is corrected
+    feed = Feed(StateTracker(config=TrackerConfig(quarto_confidence=0.5, repair_settles=2)))
+    feed.frames(1.0)
+    feed.place("a1", "LRSS", odds={A1: {"height": 0.97}})
+    assert feed.tracker.game.board[A1] == Piece.from_symbol("LRTS")
+    feed.place("b1", "DRSH")
+    feed.place("c1", "LSSH")
+    feed.frames(1.0, busy=True)
+    feed.pieces[Cell.from_name("d1")] = Piece.from_symbol("DSSS")
+    events = feed.frames(3.0)
+    assert types(events)[0] == "move" and "correction" not in types(events)
+    events = feed.frames(1.0, busy=True) + feed.frames(3.0)  # a hand hovers, nothing placed
+    assert "correction" in types(events) and "quarto" in types(events)
+    quarto = next(e for e in events if e["type"] == "quarto")
+    assert quarto["after_move"] == 4
+    assert types(events).index("correction") < types(events).index("quarto")
+
+
+def test_repair_confidence_is_validated():
+    import pytest
+
+    for bad in (0.3, 1.5):
+        with pytest.raises(ValueError):
+            TrackerConfig(repair_confidence=bad)
+    with pytest.raises(ValueError):
+        TrackerConfig(repair_settles=-1)
