@@ -186,7 +186,7 @@ def run_stills(args: argparse.Namespace) -> int:
         seed = args.seed + i
         odd = args.palette == "alternate" and seed % 2 == 1
         image, label = render_still(seed, options=wide if odd else opts)
-        write_still(out / f"{args.prefix}{args.seed + i:06d}.jpg", image, label)
+        write_still(out / f"{args.prefix}{seed:06d}.jpg", image, label)
         bar.update(i + 1)
     bar.close()
     return EXIT_OK

@@ -76,8 +76,6 @@ class StateTracker:
         self._arrivals = ArrivalFilter(self.config)  # flickers, doubtful cells, echoes
         self._last_observation: Observation | None = None
         self._gate = LineGate(self.config.quarto_confidence)
-        self._repair_key: frozenset[tuple[Cell, Piece]] | None = None  # asked, not yet made
-        self._repair_settles: set[float] = set()  # the settles (start times) that asked it
         self._last_t = 0.0
         #: True until a board starts the first game (shown to the user).
         self.waiting_for_empty = game is None
@@ -269,7 +267,6 @@ class StateTracker:
         self._arrival_odds.clear()
         self._arrivals.clear()
         self._gate.clear()
-        self._repair_key, self._repair_settles = None, set()
 
     def _decode_all(self, cells: Sequence[Cell]) -> list[tuple[Cell, Piece]]:
         """Distinct pieces for ``cells`` from their evidence, greedily by best margin."""
@@ -408,24 +405,12 @@ class StateTracker:
             if cell in self._evidence
             and observation.reading(cell).visible_fraction >= cfg.min_visible_fraction
         }
-        record = {cell: piece for cell, piece in game.board.items() if piece is not None}
+        record = dict(game.board.items())
         p = cfg.repair_confidence
         repair = propose_repair(record, visible, min_gain=math.log(p / (1.0 - p)),
                                 max_cells=cfg.repair_max_cells)
-        # The same correction must be asked by repair_settles settles in a row: a later settle
-        # that reads the record right, or asks another, starts the count again.
         if repair is None:
-            if self._window_start not in self._repair_settles:
-                self._repair_key, self._repair_settles = None, set()
             return []
-        key = frozenset(repair.changes.items())
-        if key != self._repair_key:
-            self._repair_key, self._repair_settles = key, set()
-        assert self._window_start is not None
-        self._repair_settles.add(self._window_start)
-        if len(self._repair_settles) < cfg.repair_settles:
-            return []
-        self._repair_key, self._repair_settles = None, set()
         what = "; ".join(f"{cell.name} reads as {piece}, recorded {record[cell]}"
                          for cell, piece in sorted(repair.changes.items()))
         sure = 1.0 / (1.0 + math.exp(-min(repair.gain, 50.0)))

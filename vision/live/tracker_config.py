@@ -58,17 +58,12 @@ class TrackerConfig:
     #: The same re-reading, decoded for all recorded cells together (distinct pieces), that
     #: explains the present readings better than the record with at least this confidence
     #: (likelihood ratio p / (1 - p)) corrects the record, with a ``correction`` event and a
-    #: warning (:mod:`vision.live.repair`). 1 never corrects. In the rendered test games of
-    #: session 5 a re-check warning (at 0.9) came in 2 of 62 games recorded right and in 46
-    #: warnings of 29 games recorded wrong: mostly a misread piece and the piece it pushed aside.
+    #: warning (:mod:`vision.live.repair`). 1 never corrects. In the 70 rendered dev games of
+    #: session 5 a re-check warning (at 0.9) came in 2 of the 48 games recorded right, and 59
+    #: came in the 22 recorded wrong: mostly a misread piece and the piece it pushed aside.
     repair_confidence: float = 0.9
     #: Most recorded cells one correction may change (a misread and the piece it pushed aside).
     repair_max_cells: int = 2
-    #: A correction is made only when this many settles in a row (each after a hand, so under
-    #: other shadows and occlusions) ask for the same one, none reading the record right in
-    #: between. At 2 the dev games lost a right correction made at the game's last move
-    #: (955001) and kept a wrong one (955020, a misread that lasted): 1.
-    repair_settles: int = 1
     #: A new piece read weakly (margin below ``decision_margin``) or not at all (hidden behind
     #: a piece in front, a top out of sight) is committed with its likeliest reading among the
     #: pieces not yet played, with a warning naming the cell, after this long: the frames of a
