@@ -104,7 +104,8 @@ def run_stages(paths: list[Path]) -> int:
     import vision.locate.finder as fnd
 
     spent: defaultdict[str, float] = defaultdict(float)
-    step_names = {"find_ellipses": "ring candidates", "lattice_hypotheses": "lattices",
+    step_names = {"_cell_peaks": "network peaks", "peak_hypotheses": "peak lattices",
+                  "find_ellipses": "ring candidates", "lattice_hypotheses": "lattices",
                   "board_quads": "board outlines", "fit_grid": "grid fit + judge",
                   "fit_rings": "full-res refit", "edge_correspondences": "camera",
                   "build_view": "camera"}

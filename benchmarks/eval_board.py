@@ -10,11 +10,12 @@ board, seeds S+N..) into ``--out`` (default /tmp/board_eval), then evaluates tha
 
 ``--diagnose`` says, for every board missed or misplaced, where the search lost it (from the
 label's true grid): ``rings`` = cells with a ring candidate within 0.1 pitch of the true
-centre; ``guess`` = the closest grid guess (ring lattices and board outlines), as the largest
-distance of a true cell centre from the guess's nearest node, in pitches; ``truth`` = the
-judge's score of the grid fitted from the true one (``-`` when a check rejects it). The
-stage is ``judge`` when even the true grid scores below ``min_board_score``, ``guess`` when
-no guess comes within 0.25 pitch, else ``fit`` (a close guess was fitted or ranked away).
+centre; ``guess`` = the closest grid guess (network peaks, ring lattices and board
+outlines), as the largest distance of a true cell centre from the guess's nearest node, in
+pitches; ``truth`` = the judge's score of the grid fitted from the true one (``-`` when a
+check rejects it). The stage is ``judge`` when even the true grid scores below
+``min_board_score``, ``guess`` when no guess comes within 0.25 pitch, else ``fit`` (a close
+guess was fitted or ranked away).
 """
 
 from __future__ import annotations
@@ -66,6 +67,7 @@ def diagnose(label: Label, config: LocateConfig | None = None) -> str:
     from vision.locate.candidates import find_ellipses
     from vision.locate.fit import GRID_NODES, EdgeConfig, grow_fit
     from vision.locate.lattice import apply_h, lattice_hypotheses
+    from vision.locate.peak_grid import peak_hypotheses
     from vision.locate.quad import board_quads, quad_hypotheses
 
     config = config or LocateConfig()
@@ -86,7 +88,9 @@ def diagnose(label: Label, config: LocateConfig | None = None) -> str:
         near = (np.hypot(*(g - np.rint(g)).T) < 0.1) & np.all(np.abs(np.rint(g) - 1.5) <= 1.5,
                                                              axis=1)
         rings = len({tuple(n) for n in np.rint(g[near]).astype(int)})
-    hyps = lattice_hypotheses(ells, config, keep=config.max_lattice_hypotheses)
+    peaks, peak_scores = fnd._cell_peaks(frame, scale, config)
+    hyps = peak_hypotheses(peaks, peak_scores, config)
+    hyps += lattice_hypotheses(ells, config, keep=config.max_lattice_hypotheses)
     qscale = min(1.0, config.quad_width_px / work.shape[1])
     small = cv2.resize(work, None, fx=qscale, fy=qscale, interpolation=cv2.INTER_AREA)
     colour = fnd._shrink(frame, (small.shape[1], small.shape[0]))
@@ -105,7 +109,7 @@ def diagnose(label: Label, config: LocateConfig | None = None) -> str:
     Hf, rf, _, edge = grow_fit(work_f, H_true, radius, reaches, edge, GRID_NODES,
                                measure=False)
     _, inner, outer = fnd.best_window(work_f, Hf, rf, edge, config.window_shift_margin)
-    judged = fnd._judge(work_f, Hf, rf, edge, inner, outer, ells, config)
+    judged = fnd._judge(work_f, Hf, rf, edge, inner, outer, ells, peaks, config)
     truth = None if judged is None else judged[0]
     if truth is None or truth < config.min_board_score:
         stage = "judge"

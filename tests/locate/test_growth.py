@@ -14,7 +14,7 @@ from vision.locate import LocateConfig, find_board
 from vision.locate import finder as finder_module
 from vision.locate.candidates import fit_ellipse
 from vision.locate.fit import GRID_NODES, EdgeConfig, fit_rings, grow_fit
-from vision.locate.lattice import _refit, apply_h, lattice_hypotheses
+from vision.locate.lattice import apply_h, lattice_hypotheses, refit_lattice
 
 TRUE_H = np.array([[60.0, 14.0, 300.0], [-5.0, 30.0, 200.0], [0.004, 0.09, 1.0]])
 
@@ -37,17 +37,17 @@ def _node_error(H: np.ndarray, H_true: np.ndarray) -> float:
 def test_refit_affine_from_three_nodes_projective_from_a_spread():
     nodes = np.array([[0, 0], [1, 0], [0, 1]])
     A = np.array([[30.0, 5.0, 100.0], [-4.0, 25.0, 50.0], [0.0, 0.0, 1.0]])
-    H = _refit(nodes, apply_h(A, nodes))
+    H = refit_lattice(nodes, apply_h(A, nodes))
     assert H is not None and np.allclose(H / H[2, 2], A, atol=1e-6)
     spread = np.array([[0, 0], [2, 0], [0, 2], [2, 2], [1, 1], [3, 1]])
-    H = _refit(spread, apply_h(TRUE_H, spread))
+    H = refit_lattice(spread, apply_h(TRUE_H, spread))
     assert H is not None and np.allclose(H / H[2, 2], TRUE_H, atol=1e-6)
 
 
 def test_refit_refuses_nodes_on_one_line():
     line = np.array([[0, 0], [1, 0], [2, 0], [3, 0]])
-    assert _refit(line, apply_h(TRUE_H, line)) is None
-    assert _refit(line[:2], apply_h(TRUE_H, line[:2])) is None
+    assert refit_lattice(line, apply_h(TRUE_H, line)) is None
+    assert refit_lattice(line[:2], apply_h(TRUE_H, line[:2])) is None
 
 
 def _ring_candidates(view: BoardView, keep: list[int]) -> list:

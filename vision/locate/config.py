@@ -79,6 +79,32 @@ class LocateConfig:
     #: development renders every grid scoring above 1.2 was the board.
     sure_board_score: float = 1.8
 
+    # --- cell-centre network (``board_net``, ``peak_grid``) ---------------------------------
+    #: Use the shipped cell-centre network for grid guesses (besides rings and outlines).
+    use_board_net: bool = True
+    #: Weakest peak of the network's map taken as a possible cell centre (probability).
+    peak_min_score: float = 0.25
+    #: Peaks tried as seeds (strongest first), and nearest peaks paired with each seed.
+    peak_seeds: int = 6
+    peak_neighbours: int = 6
+    #: Two seed steps must span an angle whose sine is at least this (15 degrees): a square
+    #: lattice seen from 25 degrees and turned any way keeps its axes well apart.
+    peak_min_sin: float = 0.25
+    #: A peak joins the lattice when within this share of the local step of its node.
+    peak_tol_pitch: float = 0.3
+    #: Fewest peaks on a lattice kept as a hypothesis; a lattice with this many peaks in its
+    #: 4x4 window explains them (they seed no other lattice).
+    peak_min_inliers: int = 6
+    peak_full_lattice: int = 12
+    #: Distinct peak lattices offered to the fit (each once per cell shape).
+    peak_max_lattices: int = 2
+    #: Ring radii tried (evenly over ``ring_radius_range``) to size a peak lattice's cells.
+    peak_radius_steps: int = 10
+    #: A grid fitted from a peak lattice may move its cells at most this share of a pitch
+    #: from the lattice (its peaks lie within about 0.06 pitch of the true centres on held-out
+    #: renders; tall pieces' outlines pull an edge fit a whole row off).
+    peak_max_drift_pitch: float = 0.3
+
     # --- board outlines (quadrilaterals) --------------------------------------------------
     #: Width of the image searched for board outlines: the outline is big, 480 px is plenty.
     quad_width_px: int = 480

@@ -3,11 +3,14 @@
 Steps (each in its own module):
 
 1. candidate rings: ellipses (and square cells) in a downscaled grey image (``candidates``);
-2. grid hypotheses: pairs of neighbouring rings predict the 4x4 lattice, grown one step at a
-   time from the pair so perspective cannot lead it astray; a lattice of rings too small for
-   the cells is also tried as every other cell of a 45-degree grid (``lattice``). Only when
-   no lattice holds 10 rings, board outlines (big convex quadrilaterals) predict the grid for
-   each board family too (``quad``);
+2. grid hypotheses: first a small network marks the likely cell centres in the whole frame
+   (``board_net``) and lattices are grown through its peaks (``peak_grid``); when one holds
+   12 peaks it is fitted and judged (steps 3-4) with the peaks as the independent evidence,
+   and a sure board ends the search there. Otherwise pairs of neighbouring rings predict
+   the 4x4 lattice, grown one step at a time from the pair so perspective cannot lead it
+   astray; a lattice of rings too small for the cells is also tried as every other cell of
+   a 45-degree grid (``lattice``). Only when no lattice holds 10 rings, board outlines (big
+   convex quadrilaterals) predict the grid for each board family too (``quad``);
 3. for the best hypotheses the grid is aligned to the cell outlines' edges, one marking
    (edge or line, one polarity; the one whose matches agree on one grid) for all cells,
    starting from the cells whose rings were found and growing outwards (``fit``);
@@ -35,9 +38,11 @@ from numpy.typing import NDArray
 from vision.geometry.board_spec import BoardSpec
 from vision.geometry.board_view import BoardNotFound, BoardView
 from vision.geometry.camera import Camera, Intrinsics
+from vision.locate.board_net import cell_peaks, default_board_net
 from vision.locate.candidates import Ellipse, find_ellipses
 from vision.locate.config import LocateConfig
 from vision.locate.fit import (
+    GRID_NODES,
     EdgeConfig,
     coarse_align,
     edge_correspondences,
@@ -53,6 +58,7 @@ from vision.locate.lattice import (
     window_offsets,
 )
 from vision.locate.layout import LayoutFit, board_to_grid, fit_layout
+from vision.locate.peak_grid import peak_hypotheses
 from vision.locate.pose import (
     camera_elevation_deg,
     camera_from_points,
@@ -118,26 +124,41 @@ def candidates_on_grid(ells: list[Ellipse], H: FloatArray, radius: float,
     return len(cells)
 
 
+def peaks_on_grid(peaks: FloatArray, H: FloatArray, config: LocateConfig) -> int:
+    """How many cells of the grid ``H`` hold a cell-centre peak (work pixels)."""
+    if len(peaks) == 0 or not usable_h(H):
+        return 0
+    g = apply_h(np.linalg.inv(H), peaks)
+    node = np.rint(g)
+    ok = np.hypot(*(g - node).T) < config.inlier_tol_pitch
+    ok &= np.all((node >= 0) & (node <= 3), axis=1)
+    return len({(int(m), int(n)) for m, n in node[ok]})
+
+
 def fit_grid(gray_work: NDArray[np.float32], hyps: list[LatticeHypothesis],
              config: LocateConfig, edge: EdgeConfig, ells: list[Ellipse] | None = None,
+             peaks: FloatArray | None = None,
              ) -> tuple[FloatArray, float, float, EdgeConfig, LayoutFit] | None:
     """Best (H, radius, score, edge config with the cell shape) over lattice hypotheses and
-    window placements (work pixels)."""
-    scored: list[tuple[float, FloatArray, float, EdgeConfig, NDArray[np.int64]]] = []
+    window placements (work pixels). ``ells`` (ring candidates) and ``peaks`` (cell-centre
+    peaks) are the independent evidence the judge counts on a grid."""
+    scored: list[tuple[float, FloatArray, float, EdgeConfig, NDArray[np.int64],
+                       LatticeHypothesis]] = []
     for hyp in hyps:
         e = replace(edge, shape=hyp.shape)
-        rough = hyp.inliers == 0  # guessed from an outline, not from rings
-        if rough:
+        if hyp.source == "outline":  # rough: no cell was seen
             hyp = replace(hyp, H=coarse_align(gray_work, hyp.H, hyp.radius, e,
                                               config.coarse_scales, config.coarse_shifts))
         for off in window_offsets(hyp.grid):
             H = shift_h(hyp.H, off)
             sup = ring_support(gray_work, H, hyp.radius, e, tol_px=2.0)
-            seeds = hyp.grid[:0] if rough else hyp.grid + np.array(off)
-            scored.append((sup, H, hyp.radius, e, seeds))
+            # Rings seen are fitted first, the grid grown from them; a guess that placed
+            # no ring exactly (outline, peaks) is fitted everywhere from the longest reach.
+            seeds = hyp.grid + np.array(off) if hyp.source == "rings" else hyp.grid[:0]
+            scored.append((sup, H, hyp.radius, e, seeds, hyp))
     scored.sort(key=lambda s: -s[0])
     best: tuple[FloatArray, float, float, EdgeConfig, LayoutFit] | None = None
-    for _, H, radius, edge, seeds in scored[: config.max_refined_hypotheses]:
+    for _, H, radius, edge, seeds, hyp in scored[: config.max_refined_hypotheses]:
         pitch = _pitch_px(H)
         reaches = tuple(max(1.0, f * pitch) for f in config.reach_schedule)
         Hf, rf, _, edge = grow_fit(gray_work, H, radius, reaches, edge, seeds, measure=False)
@@ -152,7 +173,13 @@ def fit_grid(gray_work: NDArray[np.float32], hyps: list[LatticeHypothesis],
         if (dx, dy) != (0, 0):
             # Recompute the window figures for the grid as it now stands.
             _, inner, outer = best_window(gray_work, Hf, rf, edge, config.window_shift_margin)
-        judged = _judge(gray_work, Hf, rf, edge, inner, outer, ells or [], config)
+        if hyp.source == "peaks" and _drift(Hf, hyp.H) > config.peak_max_drift_pitch:
+            # The network placed every cell; edges that pull the grid off those places
+            # are the outlines of pieces, not of cells.
+            log.debug("rejected: the fit left the cell centres the network found")
+            continue
+        judged = _judge(gray_work, Hf, rf, edge, inner, outer, ells or [],
+                        np.zeros((0, 2)) if peaks is None else peaks, config)
         if judged is not None and (best is None or judged[0] > best[2]):
             best = (Hf, rf, judged[0], edge, judged[1])
             if best[2] >= config.sure_board_score:
@@ -160,9 +187,18 @@ def fit_grid(gray_work: NDArray[np.float32], hyps: list[LatticeHypothesis],
     return best
 
 
+def _drift(H: FloatArray, H_ref: FloatArray) -> float:
+    """Largest distance (pitches of ``H_ref``) from a cell centre of grid ``H`` to the nearest
+    node of the lattice ``H_ref`` (a whole-cell shift of the window is no drift)."""
+    if not usable_h(H_ref):
+        return math.inf
+    g = apply_h(np.linalg.inv(H_ref), apply_h(H, GRID_NODES))
+    return float(np.hypot(*(g - np.rint(g)).T).max())
+
+
 def _judge(gray_work: NDArray[np.float32], Hf: FloatArray, rf: float, edge: EdgeConfig,
-           inner: float, outer: float, ells: list[Ellipse], config: LocateConfig,
-           ) -> tuple[float, LayoutFit] | None:
+           inner: float, outer: float, ells: list[Ellipse], peaks: FloatArray,
+           config: LocateConfig) -> tuple[float, LayoutFit] | None:
     """Score of a fitted grid as a board, or None when it fails a check."""
     size_wh = (gray_work.shape[1], gray_work.shape[0])
     if not plausible_grid(Hf, size_wh, config.min_ring_axis_px, config.max_foreshortening):
@@ -171,7 +207,7 @@ def _judge(gray_work: NDArray[np.float32], Hf: FloatArray, rf: float, edge: Edge
     if chequer_contrast(gray_work, Hf) > config.max_chequer_contrast:
         log.debug("rejected: chequered pattern")
         return None
-    n_cand = candidates_on_grid(ells, Hf, rf, config)
+    n_cand = max(candidates_on_grid(ells, Hf, rf, config), peaks_on_grid(peaks, Hf, config))
     if n_cand < config.min_candidates_on_grid:
         log.debug("rejected: %d ring candidates on the grid", n_cand)
         return None
@@ -199,8 +235,8 @@ def _judge(gray_work: NDArray[np.float32], Hf: FloatArray, rf: float, edge: Edge
     if contrast < config.min_ring_contrast:
         log.debug("rejected: ring contrast clear of the outline %.2f", clear)
         return None
-    # Rings found independently as closed ellipses of the right size are the most specific
-    # evidence; each adds a little.
+    # Rings found independently as closed ellipses of the right size, or cells the network
+    # marked, are the most specific evidence; each adds a little.
     return contrast + lay.frame_score + config.candidate_weight * n_cand, lay
 
 
@@ -236,25 +272,24 @@ def find_board(
     scale = min(1.0, config.work_width_px / w)
     work = gray if scale == 1.0 else cv2.resize(gray, None, fx=scale, fy=scale,
                                                  interpolation=cv2.INTER_AREA)
-    ells = find_ellipses(work, config)
-    hyps = lattice_hypotheses(ells, config, keep=config.max_lattice_hypotheses)
-    if not hyps or hyps[0].inliers < config.rings_fix_grid:
-        # Rings are scarce: board outlines guess the grid too.
-        qscale = min(1.0, config.quad_width_px / work.shape[1])
-        small = work if qscale == 1.0 else cv2.resize(work, None, fx=qscale, fy=qscale,
-                                                       interpolation=cv2.INTER_AREA)
-        colour = _shrink(frame, (small.shape[1], small.shape[0]))
-        for q in board_quads(small, config, colour):
-            hyps.extend(quad_hypotheses(q / qscale, config))
-    if not hyps:
-        return BoardNotFound(
-            f"no grid of rings among {len(ells)} ring candidates and no board outline")
     edge = EdgeConfig(min_edge=config.min_edge_step, radius_range=config.ring_radius_range)
     work_f = cv2.GaussianBlur(work.astype(np.float32), (0, 0), config.smooth_sigma_px)
-    fitted = fit_grid(work_f, hyps, config, edge, ells)
+    peaks = _cell_peaks(frame, scale, config)
+    hyps = peak_hypotheses(peaks[0], peaks[1], config)
+    fitted = None
+    if hyps and hyps[0].inliers >= config.peak_full_lattice:
+        # The network found the grid: the ring search runs only if its fit is not sure.
+        hyps = _sized(hyps, work_f, edge, config)
+        fitted = fit_grid(work_f, hyps, config, edge, peaks=peaks[0])
+        if fitted is not None and fitted[2] < config.sure_board_score:
+            fitted = None
     if fitted is None:
-        return BoardNotFound(
-            f"no grid of cells with a board around it ({len(hyps)} hypotheses checked)")
+        fitted, n_hyps, n_ells = _search(frame, work, work_f, edge, config)
+        if fitted is None:
+            return BoardNotFound(
+                f"no grid of rings among {n_ells} ring candidates and no board outline"
+                if n_hyps == 0 else
+                f"no grid of cells with a board around it ({n_hyps} hypotheses checked)")
     H_work, radius, score, edge, lay = fitted
     if score < config.min_board_score:
         return BoardNotFound(f"the best grid has too little evidence (score {score:.2f})")
@@ -285,6 +320,60 @@ def find_board(
                              (grid_pts, img_pts + np.array([x0, y0], dtype=np.float64)))
     assert view is not None
     return view
+
+
+def _cell_peaks(frame: NDArray[np.uint8], scale: float, config: LocateConfig,
+                ) -> tuple[FloatArray, FloatArray]:
+    """The cell-centre network's peaks in work pixels and their scores; none without the
+    network."""
+    net = default_board_net() if config.use_board_net else None
+    if net is None:
+        return np.zeros((0, 2)), np.zeros(0)
+    peaks = cell_peaks(frame, net, min_score=config.peak_min_score)
+    return (peaks.points + 0.5) * scale - 0.5, peaks.scores
+
+
+def _sized(hyps: list[LatticeHypothesis], gray_work: NDArray[np.float32], edge: EdgeConfig,
+           config: LocateConfig) -> list[LatticeHypothesis]:
+    """Peak lattices place the cells, not their outlines: for each cell shape, the ring
+    radius whose outlines meet the most image edges (one hypothesis per shape)."""
+    out = []
+    radii = np.linspace(*config.ring_radius_range, config.peak_radius_steps)
+    for hyp in hyps:
+        if hyp.source != "peaks":
+            out.append(hyp)
+            continue
+        for shape in ("circle", "square"):
+            e = replace(edge, shape=shape)
+            sup = [ring_support(gray_work, hyp.H, float(r), e, tol_px=2.0) for r in radii]
+            out.append(replace(hyp, radius=float(radii[int(np.argmax(sup))]), shape=shape))
+    return out
+
+
+def _search(frame: NDArray[np.uint8], work: NDArray[np.uint8], work_f: NDArray[np.float32],
+            edge: EdgeConfig, config: LocateConfig,
+            ) -> tuple[tuple[FloatArray, float, float, EdgeConfig, LayoutFit] | None, int, int]:
+    """The search from ring candidates: their lattices, and board outlines where no lattice
+    holds enough rings, all fitted and judged with the ring candidates as the independent
+    evidence. Returns the best fit (or None), the number of hypotheses and of candidates.
+
+    The network's lattices are not tried again here: on the development renders, adding
+    them found 3 more boards of 250 and misplaced 3 (a lattice partly on piece tops, fitted
+    to the pieces' outlines), against none misplaced without them.
+    """
+    ells = find_ellipses(work, config)
+    hyps = lattice_hypotheses(ells, config, keep=config.max_lattice_hypotheses)
+    if not hyps or max(h.inliers for h in hyps) < config.rings_fix_grid:
+        # Rings are scarce: board outlines guess the grid too.
+        qscale = min(1.0, config.quad_width_px / work.shape[1])
+        small = work if qscale == 1.0 else cv2.resize(work, None, fx=qscale, fy=qscale,
+                                                       interpolation=cv2.INTER_AREA)
+        colour = _shrink(frame, (small.shape[1], small.shape[0]))
+        for q in board_quads(small, config, colour):
+            hyps.extend(quad_hypotheses(q / qscale, config))
+    if not hyps:
+        return None, 0, len(ells)
+    return fit_grid(work_f, hyps, config, edge, ells), len(hyps), len(ells)
 
 
 def _shrink(image: NDArray[np.uint8], size_wh: tuple[int, int]) -> NDArray[np.uint8]:

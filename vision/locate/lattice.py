@@ -42,6 +42,10 @@ class LatticeHypothesis:
     inliers: int
     radius: float  # ring radius (square cells: half-side) over pitch
     shape: str = "circle"
+    #: What guessed it: ``rings`` (candidates on the lattice), ``outline`` (a board outline:
+    #: rough, no cell seen) or ``peaks`` (the cell-centre network: every cell placed, each
+    #: within a fraction of a pitch).
+    source: str = "rings"
 
 
 def usable_h(H: NDArray[Any] | None) -> bool:
@@ -196,7 +200,7 @@ def lattice_hypotheses(ells: list[Ellipse], config: LocateConfig,
         for reach in (1, 2, 3, 2 * _SPAN):
             if reach > 1:
                 idx, nodes = _collect(H, cands, radius, config, e.shape, reach=reach)
-            Hn = _refit(nodes, centers[idx])
+            Hn = refit_lattice(nodes, centers[idx])
             if Hn is not None:
                 H = Hn
         variants = [(H, radius)]
@@ -208,7 +212,7 @@ def lattice_hypotheses(ells: list[Ellipse], config: LocateConfig,
             if k > 0:
                 for _ in range(2):
                     idx, nodes = _collect(Hv, cands, rv, config, e.shape)
-                    Hn = _refit(nodes, centers[idx])
+                    Hn = refit_lattice(nodes, centers[idx])
                     if Hn is not None:
                         Hv = Hn
             hyp = _finish(Hv, rv, cands, config, e.shape, seen, explained, k > 0)
@@ -247,7 +251,7 @@ def _finish(H: FloatArray, radius: float, cands: _Candidates, config: LocateConf
     if key in seen:
         return None
     seen.add(key)
-    inside = _best_window_mask(nodes)
+    inside = best_window_mask(nodes)
     if (~inside).sum() > config.max_outside_inliers:
         return None  # a lattice bigger than 4x4 (a tablecloth, tiles): not a Quarto grid
     if inside.sum() < config.min_lattice_inliers:
@@ -259,7 +263,7 @@ def _finish(H: FloatArray, radius: float, cands: _Candidates, config: LocateConf
     return LatticeHypothesis(H, nodes[inside], len(idx), radius, shape)
 
 
-def _refit(nodes: NDArray[np.int64], centers: FloatArray) -> FloatArray | None:
+def refit_lattice(nodes: NDArray[np.int64], centers: FloatArray) -> FloatArray | None:
     """Lattice homography through candidates at grid ``nodes``, or None when they do not fix
     one (fewer than 3, or all on one line).
 
@@ -279,7 +283,7 @@ def _refit(nodes: NDArray[np.int64], centers: FloatArray) -> FloatArray | None:
     return H if usable_h(H) else None
 
 
-def _best_window_mask(nodes: NDArray[np.int64]) -> NDArray[np.bool_]:
+def best_window_mask(nodes: NDArray[np.int64]) -> NDArray[np.bool_]:
     """Mask of the nodes inside the 4x4 window that holds the most of them."""
     best = np.zeros(len(nodes), dtype=bool)
     lo = nodes.min(axis=0)

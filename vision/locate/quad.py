@@ -329,5 +329,5 @@ def quad_hypotheses(quad: FloatArray, config: LocateConfig) -> list[LatticeHypot
             continue
         H = Hb @ np.linalg.inv(board_to_grid(rotation))
         grid = np.array([[0, 0], [3, 3]], dtype=np.int64)
-        out.append(LatticeHypothesis(H, grid, 0, radius, shape))
+        out.append(LatticeHypothesis(H, grid, 0, radius, shape, source="outline"))
     return out

@@ -1,0 +1,210 @@
+"""A small fully convolutional network that marks where the 16 cell centres lie.
+
+The ring candidates of ``vision.locate.candidates`` need the rings themselves: at a low camera
+angle, on a crowded board or under low contrast they are few or wrong, and no lattice can be
+grown from them. This network looks at the whole (downscaled) frame and answers a different
+question: *where are the centres of the board's cells*, whether a ring, a piece's foot or a
+hand is there. Its answer is only a starting guess: the grid it implies is fitted to the ring
+edges and judged by the same checks as every other guess, so the network cannot make a board
+out of nothing.
+
+Layout (a small U-Net): the frame, scaled to ``input_width`` pixels and normalised per image,
+is folded 2x2 into channels (half resolution), goes through 3x3 convolutions with ReLU and two
+2x2 max-pools (1/8 of the input resolution), then back up by nearest-neighbour doubling joined
+with the maps of the same resolution, to half the input resolution. There a 1x1 layer gives
+three maps: the logit that a cell centre falls in the pixel, and the centre's offset within
+the pixel (x, y). Batch normalisation used in training is folded into the convolutions
+(``benchmarks/train_board_net.py`` trains it with PyTorch, which the package never needs).
+
+Coordinates: a heat-map pixel (i, j) has its centre at image pixel ``heat_to_image``; image
+pixel centres are integers (OpenCV's convention).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+from numpy.typing import NDArray
+
+from vision.learn.cnn import conv3x3, max_pool2
+
+F32 = NDArray[np.float32]
+FloatArray = NDArray[np.float64]
+
+#: The network shipped with the package (made by ``benchmarks/train_board_net.py``).
+DEFAULT_BOARD_NET_PATH = Path(__file__).with_name("board_net.npz")
+#: Layer names, in the order of the forward pass (the model file stores one weight and one
+#: bias per name).
+LAYERS: tuple[str, ...] = (
+    "e2a", "e2b", "e3a", "e3b", "e4a", "e4b", "d3", "d3p", "d2", "head")
+#: The input's sides are padded to a multiple of this (three 2x2 pools).
+PAD_MULTIPLE = 8
+
+
+class BoardNetError(ValueError):
+    """A board-net model file is missing, unreadable or does not match this code."""
+
+
+@dataclass(frozen=True)
+class BoardNet:
+    """Folded weights of the cell-centre network.
+
+    Attributes
+    ----------
+    layers : {name: (weight (out, in, 3, 3), bias (out,))} for every name of ``LAYERS``.
+    input_width : width (pixels) the frame is scaled to before the network.
+    """
+
+    layers: dict[str, tuple[F32, F32]]
+    input_width: int
+
+    def forward(self, x: F32) -> F32:
+        """(H/2, W/2, 3) maps (centre logit, offset x, offset y) of one (H, W, 3) input."""
+        def conv(name: str, t: F32, relu: bool = True) -> F32:
+            w, b = self.layers[name]
+            if w.shape[2:] == (1, 1):
+                out = np.asarray(t @ w[:, :, 0, 0].T + b, dtype=np.float32)
+            else:
+                out = conv3x3(t, w, b)
+            return np.maximum(out, 0.0) if relu else out
+
+        def up(t: F32) -> F32:
+            return np.asarray(t.repeat(2, axis=1).repeat(2, axis=2), dtype=np.float32)
+
+        e2 = conv("e2b", conv("e2a", space_to_depth(x)[None]))
+        e3 = conv("e3b", conv("e3a", max_pool2(e2)))
+        e4 = conv("e4b", conv("e4a", max_pool2(e3)))
+        d3 = conv("d3", np.concatenate([up(e4), e3], axis=3))
+        d2 = conv("d2", np.concatenate([up(conv("d3p", d3)), e2], axis=3))
+        return conv("head", d2, relu=False)[0]
+
+
+def space_to_depth(x: F32) -> F32:
+    """(H, W, C) -> (H/2, W/2, 4C): each 2x2 block of pixels becomes one pixel's channels, in
+    the order (row offset, column offset, channel) - PyTorch's ``pixel_unshuffle`` orders
+    them (channel, row offset, column offset); the training script permutes to match."""
+    h, w, c = x.shape
+    blocks = x.reshape(h // 2, 2, w // 2, 2, c).transpose(0, 2, 1, 3, 4)
+    return np.ascontiguousarray(blocks.reshape(h // 2, w // 2, 4 * c), dtype=np.float32)
+
+
+def network_input(frame: NDArray[np.uint8], input_width: int) -> tuple[F32, float]:
+    """The network input of a BGR frame (see ``normalise_input``), and the image -> input
+    scale. The frame is scaled to ``input_width`` pixels wide by area averaging."""
+    h, w = frame.shape[:2]
+    scale = input_width / w
+    size = (input_width, max(PAD_MULTIPLE, round(h * scale)))
+    return normalise_input(cv2.resize(frame, size, interpolation=cv2.INTER_AREA)), scale
+
+
+def normalise_input(small: NDArray[np.uint8]) -> F32:
+    """A scaled BGR frame as the network reads it: each channel has its mean removed and the
+    whole is divided by its standard deviation, so exposure and white balance do not matter;
+    the sides are padded with zeros (the mean) to a multiple of ``PAD_MULTIPLE``."""
+    x = small.astype(np.float32) / 255.0
+    x -= x.reshape(-1, 3).mean(axis=0)
+    x /= float(x.std()) + 0.02
+    ph = -x.shape[0] % PAD_MULTIPLE
+    pw = -x.shape[1] % PAD_MULTIPLE
+    if ph or pw:
+        x = np.pad(x, ((0, ph), (0, pw), (0, 0)))
+    return np.ascontiguousarray(x, dtype=np.float32)
+
+
+def image_to_heat(points: FloatArray, scale: float) -> FloatArray:
+    """Image pixel coordinates -> heat-map pixel coordinates (half the input resolution)."""
+    return (np.asarray(points, dtype=np.float64) + 0.5) * scale / 2.0 - 0.5
+
+
+def heat_to_image(points: FloatArray, scale: float) -> FloatArray:
+    """Heat-map pixel coordinates -> image pixel coordinates."""
+    return (np.asarray(points, dtype=np.float64) + 0.5) * 2.0 / scale - 0.5
+
+
+@dataclass(frozen=True)
+class CellPeaks:
+    """Likely cell centres in one frame.
+
+    Attributes
+    ----------
+    points : (N, 2) image pixels, strongest first.
+    scores : (N,) probabilities (0..1) that a cell centre is there.
+    """
+
+    points: FloatArray
+    scores: FloatArray
+
+
+def cell_peaks(frame: NDArray[np.uint8], net: BoardNet, *, min_score: float = 0.2,
+               max_peaks: int = 40) -> CellPeaks:
+    """Local maxima of the network's cell-centre map, refined by its offsets.
+
+    Parameters
+    ----------
+    frame : (H, W, 3) uint8 BGR image.
+    net : BoardNet
+    min_score : float
+        Weakest peak kept (probability).
+    max_peaks : int
+        Most peaks kept (strongest first): a board has 16.
+
+    Returns
+    -------
+    CellPeaks
+    """
+    x, scale = network_input(frame, net.input_width)
+    out = net.forward(x)
+    logit = out[:, :, 0]
+    # A peak is the largest logit of its 3x3 neighbourhood.
+    local_max = cv2.dilate(logit, np.ones((3, 3), np.uint8))
+    threshold = float(np.log(min_score / (1.0 - min_score)))
+    ys, xs = np.nonzero((logit >= local_max) & (logit > threshold))
+    if len(xs) == 0:
+        return CellPeaks(np.zeros((0, 2)), np.zeros(0))
+    z = logit[ys, xs].astype(np.float64)
+    order = np.argsort(-z)[:max_peaks]
+    ys, xs, z = ys[order], xs[order], z[order]
+    heat = np.stack([xs + out[ys, xs, 1], ys + out[ys, xs, 2]], axis=1).astype(np.float64)
+    return CellPeaks(heat_to_image(heat, scale), 1.0 / (1.0 + np.exp(-z)))
+
+
+def save_board_net(net: BoardNet, path: str | Path) -> Path:
+    """Write a model file (weights in PyTorch's layout, plus the input width)."""
+    path = Path(path)
+    arrays: dict[str, Any] = {f"{name}_{part}": arr for name, (w, b) in net.layers.items()
+                              for part, arr in (("w", w), ("b", b))}
+    arrays["meta"] = np.array(json.dumps({"input_width": net.input_width,
+                                          "layers": list(LAYERS)}))
+    np.savez_compressed(path, **arrays)
+    return path
+
+
+def load_board_net(path: str | Path | None = None) -> BoardNet:
+    """Read a model file; ``BoardNetError`` when it is missing or does not fit this code."""
+    path = Path(path) if path is not None else DEFAULT_BOARD_NET_PATH
+    try:
+        with np.load(path) as data:
+            meta = json.loads(str(data["meta"]))
+            layers = {name: (np.asarray(data[f"{name}_w"], np.float32),
+                             np.asarray(data[f"{name}_b"], np.float32)) for name in LAYERS}
+    except (OSError, KeyError, ValueError) as exc:
+        raise BoardNetError(f"cannot read board network {path}: {exc}") from exc
+    if tuple(meta.get("layers", ())) != LAYERS:
+        raise BoardNetError(f"board network {path} has layers {meta.get('layers')}, "
+                            f"this code expects {list(LAYERS)}")
+    return BoardNet(layers, int(meta["input_width"]))
+
+
+@lru_cache(maxsize=1)
+def default_board_net() -> BoardNet | None:
+    """The shipped network, or None when the package has none (the finder then relies on
+    ring candidates and outlines alone)."""
+    if not DEFAULT_BOARD_NET_PATH.exists():
+        return None
+    return load_board_net(DEFAULT_BOARD_NET_PATH)
