@@ -279,7 +279,8 @@ def find_board(
     fitted = None
     if hyps and hyps[0].inliers >= config.peak_full_lattice:
         # The network found the grid: the ring search runs only if its fit is not sure.
-        hyps = _sized(hyps, work_f, edge, config)
+        hyps = _sized([h for h in hyps if h.inliers >= config.peak_full_lattice], work_f, edge,
+                      config)
         fitted = fit_grid(work_f, hyps, config, edge, peaks=peaks[0])
         if fitted is not None and fitted[2] < config.sure_board_score:
             fitted = None

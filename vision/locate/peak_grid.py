@@ -117,6 +117,8 @@ def peak_hypotheses(points: FloatArray, scores: FloatArray, config: LocateConfig
         near = np.argsort(d[i])[: min(config.peak_neighbours, n - 1)]
         for a_pos, j in enumerate(near):
             for k in near[a_pos + 1:]:
+                if j in explained and k in explained:
+                    continue  # the seed's lattice through them is known
                 a, b = points[j] - points[i], points[k] - points[i]
                 la, lb = math.hypot(*a), math.hypot(*b)
                 sin = abs(a[0] * b[1] - a[1] * b[0]) / max(la * lb, 1e-9)
@@ -130,7 +132,9 @@ def peak_hypotheses(points: FloatArray, scores: FloatArray, config: LocateConfig
                 found.append((float(scores[idx].sum()), len(idx), H, nodes))
                 if len(idx) >= config.peak_full_lattice:
                     explained.update(int(v) for v in idx)
-        if found and max(f[1] for f in found) >= 16:
+            if found and max(f[1] for f in found) == _SPAN * _SPAN:
+                break  # every cell has its peak: no lattice can hold more
+        if found and max(f[1] for f in found) == _SPAN * _SPAN:
             break
     found.sort(key=lambda f: (-f[1], -f[0]))  # most peaks, then the surest
     distinct: list[tuple[float, int, FloatArray, NDArray[np.int64]]] = []
