@@ -41,6 +41,15 @@ def test_annotate_writes_files(tmp_path, capsys):
     folder = tmp_path / "many"
     assert main(["analyze", str(board), str(board), "--annotate", str(folder)]) == 0
     assert len(list(folder.glob("*.png"))) == 1  # same stem twice: one file
+    # One image and a name without an extension: a folder, not a file OpenCV cannot write.
+    bare = tmp_path / "annotated"
+    assert main(["analyze", str(board), "--annotate", str(bare)]) == 0
+    assert (bare / "b_annotated.png").exists()
+    # An extension no image writer knows: a one-line error, not a traceback.
+    capsys.readouterr()
+    assert main(["analyze", str(board), "--annotate", str(tmp_path / "ann.txt")]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "cannot write" in err[0]
 
 
 def test_calibrate_board_then_analyze_with_the_lock(tmp_path, capsys):

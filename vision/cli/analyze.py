@@ -44,8 +44,11 @@ def register(subparsers: Any) -> None:
 
 
 def _annotate_path(out: str, image: str, several: bool) -> Path:
+    """Where the annotated ``image`` goes: ``out`` itself when it names an image file,
+    else a file in the folder ``out`` (several images, an existing folder, a trailing
+    separator, or a name without an extension)."""
     o = Path(out)
-    if several or o.is_dir() or out.endswith(("/", "\\")):
+    if several or o.is_dir() or out.endswith(("/", "\\")) or not o.suffix:
         o.mkdir(parents=True, exist_ok=True)
         return o / (Path(image).stem + "_annotated.png")
     o.parent.mkdir(parents=True, exist_ok=True)
@@ -106,7 +109,12 @@ def run(args: argparse.Namespace) -> int:
         if args.annotate:
             out = _annotate_path(args.annotate, path, several)
             drawn = draw_pieces(draw_board(frame, analysis.view), analysis.observation)
-            if not cv2.imwrite(str(out), drawn):
-                print(f"error: {out}: cannot write the annotated image", file=sys.stderr)
+            try:
+                written = cv2.imwrite(str(out), drawn)
+            except cv2.error:  # an extension OpenCV has no writer for
+                written = False
+            if not written:
+                print(f"error: {out}: cannot write the annotated image (use a folder or "
+                      f"a .png/.jpg name)", file=sys.stderr)
                 status = EXIT_UNREADABLE
     return status
