@@ -12,8 +12,9 @@ same frame with fresh sensor noise each time), median and 90th percentile, in mi
 Times are CPU time of this process (``time.process_time``) with OpenCV on one thread, so a
 busy machine does not inflate them; wall-clock medians are printed beside them.
 
-``--stages`` splits ``find_board``'s CPU time by step (ring candidates, lattices, board
-outlines, grid fitting and judging, the full-resolution refit and camera) and counts the
+``--stages`` splits ``find_board``'s CPU time by step (network peaks, peak lattices with
+their sizing, ring candidates, lattices, board outlines, grid fitting and judging, the
+full-resolution refit and camera) and counts the
 grids refined per frame: frames that end at the first grid ("sure") cost the fixed steps
 only, the others refine up to ``max_refined_hypotheses`` grids.
 
@@ -104,7 +105,8 @@ def run_stages(paths: list[Path]) -> int:
     import vision.locate.finder as fnd
 
     spent: defaultdict[str, float] = defaultdict(float)
-    step_names = {"_cell_peaks": "network peaks", "peak_hypotheses": "peak lattices",
+    step_names = {"frame_peaks": "network peaks", "peak_hypotheses": "peak lattices",
+                  "size_outlines": "peak lattices",
                   "find_ellipses": "ring candidates", "lattice_hypotheses": "lattices",
                   "board_quads": "board outlines", "fit_grid": "grid fit + judge",
                   "fit_rings": "full-res refit", "edge_correspondences": "camera",

@@ -67,7 +67,7 @@ def diagnose(label: Label, config: LocateConfig | None = None) -> str:
     from vision.locate.candidates import find_ellipses
     from vision.locate.fit import GRID_NODES, EdgeConfig, grow_fit
     from vision.locate.lattice import apply_h, lattice_hypotheses
-    from vision.locate.peak_grid import peak_hypotheses
+    from vision.locate.peak_grid import frame_peaks, peak_hypotheses
     from vision.locate.quad import board_quads, quad_hypotheses
 
     config = config or LocateConfig()
@@ -88,7 +88,7 @@ def diagnose(label: Label, config: LocateConfig | None = None) -> str:
         near = (np.hypot(*(g - np.rint(g)).T) < 0.1) & np.all(np.abs(np.rint(g) - 1.5) <= 1.5,
                                                              axis=1)
         rings = len({tuple(n) for n in np.rint(g[near]).astype(int)})
-    peaks, peak_scores = fnd._cell_peaks(frame, scale, config)
+    peaks, peak_scores = frame_peaks(frame, scale, config)
     hyps = peak_hypotheses(peaks, peak_scores, config)
     hyps += lattice_hypotheses(ells, config, keep=config.max_lattice_hypotheses)
     qscale = min(1.0, config.quad_width_px / work.shape[1])
@@ -109,7 +109,9 @@ def diagnose(label: Label, config: LocateConfig | None = None) -> str:
     Hf, rf, _, edge = grow_fit(work_f, H_true, radius, reaches, edge, GRID_NODES,
                                measure=False)
     _, inner, outer = fnd.best_window(work_f, Hf, rf, edge, config.window_shift_margin)
-    judged = fnd._judge(work_f, Hf, rf, edge, inner, outer, ells, peaks, config)
+    # Judged as the ring search judges (ring candidates as the evidence), so the figure
+    # compares with earlier sessions'.
+    judged = fnd._judge(work_f, Hf, rf, edge, inner, outer, ells, np.zeros((0, 2)), config)
     truth = None if judged is None else judged[0]
     if truth is None or truth < config.min_board_score:
         stage = "judge"

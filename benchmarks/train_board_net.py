@@ -18,10 +18,13 @@ was trained on::
     /tmp/learn-data/train_hands   quarto-vision render stills 600 DIR --seed 1310000 --hands 0.6 \\
                                       --palette alternate
 
-Images are cached at ``STORE_WIDTH`` pixels wide (``--cache``). Each training sample is the
-stored image zoomed by a random factor (0.75-1.35 of the network's nominal scale), shifted,
-maybe mirrored, with random exposure, colour balance, blur and noise. Nothing here reads
-photoreal_dev or real photos.
+Images are cached at ``STORE_WIDTH`` pixels wide (``--cache``; the file records its folders
+and is rebuilt when they change). Each training sample is the stored image zoomed by a random
+factor (0.75-1.35 of the network's nominal scale) with ``warpAffine`` (bilinear: OpenCV's
+warp has no area averaging, so a zoomed-out sample is a little sharper than the area-averaged
+input the finder gives the network), shifted, maybe mirrored, with random exposure, colour
+balance, blur and noise. Nothing here reads photoreal_dev or real photos. After each epoch the
+folded numpy network is checked against the PyTorch one on a held-out image.
 """
 
 from __future__ import annotations
@@ -68,9 +71,12 @@ def centres_of(label_path: Path) -> np.ndarray:
 def build_cache(folders: list[Path], cache: Path) -> dict[str, np.ndarray]:
     """Stored images (N, h, STORE_WIDTH, 3), centres (N, 16, 2) in stored pixels (NaN
     without a board) and folder index per image, read once and kept in ``cache``."""
+    names = np.array([str(f.resolve()) for f in folders])
     if cache.exists():
         with np.load(cache) as d:
-            return {k: d[k] for k in d.files}
+            if "folders" in d.files and np.array_equal(d["folders"], names):
+                return {k: d[k] for k in d.files}
+        print(f"{cache} was built from other folders: rebuilding it", flush=True)
     images, centres, origin = [], [], []
     for k, folder in enumerate(folders):
         labels = sorted(folder.glob("*.json"))
@@ -87,7 +93,7 @@ def build_cache(folders: list[Path], cache: Path) -> dict[str, np.ndarray]:
             if (n + 1) % 500 == 0:
                 print(f"  {folder.name}: {n + 1}/{len(labels)}", flush=True)
     out = {"images": np.stack(images), "centres": np.stack(centres),
-           "origin": np.array(origin)}
+           "origin": np.array(origin), "folders": names}
     np.savez(cache, **out)
     return out
 
@@ -119,8 +125,7 @@ def sample(store: np.ndarray, centres: np.ndarray, rng: np.random.Generator | No
     img = store
     if rng is not None:
         border = tuple(float(v) for v in store.reshape(-1, 3).mean(axis=0))
-        img = cv2.warpAffine(store, A, (INPUT_WIDTH, out_h), flags=cv2.INTER_AREA
-                             if A[0, 0] < 1 else cv2.INTER_LINEAR,
+        img = cv2.warpAffine(store, A, (INPUT_WIDTH, out_h), flags=cv2.INTER_LINEAR,
                              borderMode=cv2.BORDER_CONSTANT, borderValue=border)
     else:
         img = cv2.resize(store, (INPUT_WIDTH, out_h), interpolation=cv2.INTER_AREA)
@@ -217,6 +222,19 @@ def fold(net) -> BoardNet:
     return BoardNet(layers, INPUT_WIDTH)
 
 
+def check_fold(torch, net, folded: BoardNet, data: dict[str, np.ndarray],
+               idx: np.ndarray) -> None:
+    """Raise unless the folded numpy network gives the PyTorch network's maps (to float
+    rounding) on the first held-out image: what the finder runs is what was trained."""
+    x, _ = sample(data["images"][idx[0]], data["centres"][idx[0]], None)
+    with torch.no_grad():
+        want = net(torch.from_numpy(x.transpose(2, 0, 1)[None].copy()))[0].numpy()
+    got = folded.forward(x).transpose(2, 0, 1)
+    err = float(np.abs(got - want).max())
+    if err > 1e-3 * max(1.0, float(np.abs(want).max())):
+        raise RuntimeError(f"folded network differs from the trained one by {err:.2g}")
+
+
 def focal_loss(torch, logit, heat):
     """CenterNet's penalty-reduced focal loss, per centre."""
     p = torch.sigmoid(logit).clamp(1e-4, 1 - 1e-4)
@@ -287,8 +305,8 @@ def main(argv: list[str] | None = None) -> int:
     rng = np.random.default_rng(args.seed)
     data = build_cache(args.folders, args.cache)
     origin = data["origin"]
-    val_idx = np.concatenate([np.flatnonzero(origin == k)[-args.val:]
-                              for k in range(len(args.folders))])
+    per_folder = [np.flatnonzero(origin == k) for k in range(len(args.folders))]
+    val_idx = np.concatenate([ix[len(ix) - min(args.val, len(ix)):] for ix in per_folder])
     train_idx = np.setdiff1d(np.arange(len(origin)), val_idx)
     print(f"{len(train_idx)} training images, {len(val_idx)} held out", flush=True)
     net = build_torch(torch)
@@ -332,6 +350,7 @@ def main(argv: list[str] | None = None) -> int:
                       f"({(time.time() - t0) / (start + args.batch):.3f} s/image)", flush=True)
         net.eval()
         folded = fold(net)
+        check_fold(torch, net, folded, data, val_idx)
         print(f"epoch {epoch + 1}: loss {np.mean(losses):.3f}, {time.time() - t0:.0f} s; "
               f"held out: {val_figures(folded, data, val_idx)}", flush=True)
         save_board_net(folded, args.out)

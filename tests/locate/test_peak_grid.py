@@ -6,10 +6,13 @@ import cv2
 import numpy as np
 import pytest
 
+from vision.locate import board_net as board_net_module
+from vision.locate import finder as finder_module
 from vision.locate.board_net import (
     LAYERS,
     BoardNet,
     BoardNetError,
+    cell_peaks,
     heat_to_image,
     image_to_heat,
     load_board_net,
@@ -18,8 +21,8 @@ from vision.locate.board_net import (
     space_to_depth,
 )
 from vision.locate.config import LocateConfig
-from vision.locate.lattice import apply_h
-from vision.locate.peak_grid import peak_hypotheses
+from vision.locate.lattice import apply_h, shift_h
+from vision.locate.peak_grid import drift_pitch, peak_hypotheses
 
 NODES = np.mgrid[0:4, 0:4].reshape(2, -1).T.astype(np.float64)
 #: A board seen from a low angle: far rows shorter and closer together, turned a little.
@@ -66,12 +69,77 @@ def test_no_lattice_from_scattered_or_too_few_peaks():
 def test_heat_coordinates_round_trip_and_input_padding():
     pts = np.array([[0.0, 0.0], [1279.0, 719.0], [333.3, 12.5]])
     assert np.allclose(heat_to_image(image_to_heat(pts, 0.2), 0.2), pts)
+    # At scale 0.2 a heat pixel covers 10 image pixels: heat pixel 0 is centred on image
+    # pixels 0..9, i.e. at 4.5; heat pixel 3 at 34.5.
+    assert np.allclose(heat_to_image(np.array([[0.0, 3.0]]), (0.2, 0.2)), [[4.5, 34.5]])
     frame = np.full((700, 1000, 3), 90, np.uint8)
     frame[100:300, 200:500] = 200
-    x, scale = network_input(frame, 256)
+    x, (sx, sy), (w, h) = network_input(frame, 256)
     assert x.shape[0] % 8 == 0 and x.shape[1] == 256 and x.dtype == np.float32
-    assert scale == pytest.approx(0.256)
-    assert abs(float(x[: int(700 * scale)].mean())) < 0.05  # the mean is removed
+    assert (w, h) == (256, 179) and sx == pytest.approx(0.256) and sy == pytest.approx(179 / 700)
+    assert abs(float(x[:h].mean())) < 0.05  # the mean is removed
+
+
+def test_portrait_and_narrow_frames_stay_small():
+    # The longer side is scaled to the input width: no frame costs more than a landscape one.
+    x, _, size = network_input(np.zeros((1280, 720, 3), np.uint8), 256)
+    assert size == (144, 256) and x.shape[:2] == (256, 144)
+    x, _, size = network_input(np.zeros((4000, 40, 3), np.uint8), 256)
+    assert x.shape[0] == 256 and x.shape[1] == 8
+
+
+def test_peaks_map_offsets_to_image_pixels(monkeypatch):
+    """One peak at heat pixel (x=10, y=4) with offsets (+0.25, -0.25): image coordinates
+    follow heat_to_image, x from the first offset channel and y from the second."""
+    class OnePeak(BoardNet):
+        def forward(self, x):
+            out = np.zeros((x.shape[0] // 2, x.shape[1] // 2, 3), np.float32)
+            out[:, :, 0] = -10.0
+            out[4, 10] = (3.0, 0.25, -0.25)
+            return out
+
+    net = OnePeak({}, 256)
+    frame = np.zeros((720, 1280, 3), np.uint8)
+    peaks = cell_peaks(frame, net, min_score=0.5, max_peaks=5)
+    assert len(peaks.points) == 1
+    assert np.allclose(peaks.points[0], heat_to_image(np.array([[10.25, 3.75]]), 0.2))
+    assert peaks.scores[0] == pytest.approx(1.0 / (1.0 + np.exp(-3.0)))
+
+
+def test_drift_counts_a_whole_row_shift():
+    H = LOW_H
+    assert drift_pitch(H, H) == pytest.approx(0.0)
+    assert drift_pitch(shift_h(H, (0, 1)), H) == pytest.approx(1.0)
+    assert drift_pitch(shift_h(H, (0, 0)) @ np.diag([1.02, 1.0, 1.0]), H) < 0.1
+
+
+@pytest.mark.parametrize("size", [(5, 5), (4, 6), (6, 6)])
+def test_no_full_window_in_a_bigger_grid_of_peaks(size):
+    """A bigger grid of peaks (floor tiles, a chequered cloth) holds 4x4 windows, but its
+    lattice goes on beyond them, so no window of it is offered as a board's 16 cells (only
+    sheared windows with fewer peaks remain, for the edge judge to refuse)."""
+    top_down = np.array([[60.0, 10.0, 300.0], [-8.0, 55.0, 200.0], [0.0, 0.0, 1.0]])
+    grid = np.mgrid[0:size[0], 0:size[1]].reshape(2, -1).T.astype(np.float64)
+    pts = apply_h(top_down, grid)
+    hyps = peak_hypotheses(pts, np.ones(len(pts)), LocateConfig())
+    assert all(h.inliers < 16 for h in hyps)
+    # The same 16 points alone are a board.
+    board = apply_h(top_down, NODES)
+    assert peak_hypotheses(board, np.ones(16), LocateConfig())[0].inliers == 16
+
+
+def test_a_broken_model_file_means_no_network(tmp_path, monkeypatch):
+    bad = tmp_path / "board_net.npz"
+    bad.write_bytes(b"not a model")
+    monkeypatch.setattr(board_net_module, "DEFAULT_BOARD_NET_PATH", bad)
+    board_net_module.default_board_net.cache_clear()
+    try:
+        assert board_net_module.default_board_net() is None
+        frame = np.zeros((120, 160, 3), np.uint8)
+        peaks, scores = finder_module.frame_peaks(frame, 1.0, LocateConfig())
+        assert len(peaks) == 0 and len(scores) == 0
+    finally:
+        board_net_module.default_board_net.cache_clear()
 
 
 def test_space_to_depth_order():
@@ -82,10 +150,19 @@ def test_space_to_depth_order():
     assert np.array_equal(y[1, 2], np.concatenate([x[2, 4], x[2, 5], x[3, 4], x[3, 5]]))
 
 
+def _tiny_layers(rng: np.random.Generator, c: int = 4) -> dict:
+    """Weights of the right layout with ``c`` channels everywhere."""
+    inputs = {"e2a": 12, "d3": 2 * c, "d2": 2 * c}
+    return {n: (rng.normal(size=(3 if n == "head" else c, inputs.get(n, c),
+                                 1 if n in ("d3p", "head") else 3,
+                                 1 if n in ("d3p", "head") else 3)).astype(np.float32),
+                rng.normal(size=3 if n == "head" else c).astype(np.float32))
+            for n in LAYERS}
+
+
 def test_model_file_round_trip_and_errors(tmp_path):
     rng = np.random.default_rng(0)
-    layers = {n: (rng.normal(size=(2, 3, 3, 3)).astype(np.float32),
-                  rng.normal(size=2).astype(np.float32)) for n in LAYERS}
+    layers = _tiny_layers(rng)
     path = save_board_net(BoardNet(layers, 192), tmp_path / "net.npz")
     back = load_board_net(path)
     assert back.input_width == 192
@@ -95,3 +172,20 @@ def test_model_file_round_trip_and_errors(tmp_path):
     (tmp_path / "bad.npz").write_bytes(b"not a model")
     with pytest.raises(BoardNetError):
         load_board_net(tmp_path / "bad.npz")
+
+
+def test_model_file_with_wrong_shapes_is_refused(tmp_path):
+    layers = _tiny_layers(np.random.default_rng(0))
+    layers["e3a"] = (np.zeros((4, 7, 3, 3), np.float32),
+                     np.zeros(4, np.float32))  # e3a gets 4 channels, not 7
+    path = save_board_net(BoardNet(layers, 256), tmp_path / "net.npz")
+    with pytest.raises(BoardNetError):
+        load_board_net(path)
+
+
+def test_shipped_network_forward_shape():
+    net = board_net_module.default_board_net()
+    if net is None:
+        pytest.skip("no shipped board network")
+    out = net.forward(np.zeros((24, 40, 3), np.float32))
+    assert out.shape == (12, 20, 3)

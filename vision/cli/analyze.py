@@ -46,9 +46,9 @@ def register(subparsers: Any) -> None:
 def _annotate_path(out: str, image: str, several: bool) -> Path:
     """Where the annotated ``image`` goes: ``out`` itself when it names an image file,
     else a file in the folder ``out`` (several images, an existing folder, a trailing
-    separator, or a name without an extension)."""
+    separator, or a new name without an extension)."""
     o = Path(out)
-    if several or o.is_dir() or out.endswith(("/", "\\")) or not o.suffix:
+    if several or o.is_dir() or out.endswith(("/", "\\")) or not (o.suffix or o.exists()):
         o.mkdir(parents=True, exist_ok=True)
         return o / (Path(image).stem + "_annotated.png")
     o.parent.mkdir(parents=True, exist_ok=True)
@@ -107,10 +107,12 @@ def run(args: argparse.Namespace) -> int:
         else:
             print(_summary(res), flush=True)
         if args.annotate:
-            out = _annotate_path(args.annotate, path, several)
             drawn = draw_pieces(draw_board(frame, analysis.view), analysis.observation)
             try:
+                out = _annotate_path(args.annotate, path, several)
                 written = cv2.imwrite(str(out), drawn)
+            except OSError:  # a file where a folder is needed, no permission
+                out, written = Path(args.annotate), False
             except cv2.error:  # an extension OpenCV has no writer for
                 written = False
             if not written:

@@ -23,6 +23,7 @@ pixel centres are integers (OpenCV's convention).
 from __future__ import annotations
 
 import json
+import logging
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -37,13 +38,15 @@ from vision.learn.cnn import conv3x3, max_pool2
 F32 = NDArray[np.float32]
 FloatArray = NDArray[np.float64]
 
+log = logging.getLogger(__name__)
+
 #: The network shipped with the package (made by ``benchmarks/train_board_net.py``).
 DEFAULT_BOARD_NET_PATH = Path(__file__).with_name("board_net.npz")
 #: Layer names, in the order of the forward pass (the model file stores one weight and one
 #: bias per name).
 LAYERS: tuple[str, ...] = (
     "e2a", "e2b", "e3a", "e3b", "e4a", "e4b", "d3", "d3p", "d2", "head")
-#: The input's sides are padded to a multiple of this (three 2x2 pools).
+#: The input's sides are padded to a multiple of this (the 2x2 fold and two 2x2 pools).
 PAD_MULTIPLE = 8
 
 
@@ -57,8 +60,9 @@ class BoardNet:
 
     Attributes
     ----------
-    layers : {name: (weight (out, in, 3, 3), bias (out,))} for every name of ``LAYERS``.
-    input_width : width (pixels) the frame is scaled to before the network.
+    layers : {name: (weight (out, in, k, k), bias (out,))} for every name of ``LAYERS``
+        (k = 3, or 1 for ``d3p`` and ``head``).
+    input_width : the frame's longer side is scaled to this many pixels before the network.
     """
 
     layers: dict[str, tuple[F32, F32]]
@@ -94,13 +98,25 @@ def space_to_depth(x: F32) -> F32:
     return np.ascontiguousarray(blocks.reshape(h // 2, w // 2, 4 * c), dtype=np.float32)
 
 
-def network_input(frame: NDArray[np.uint8], input_width: int) -> tuple[F32, float]:
-    """The network input of a BGR frame (see ``normalise_input``), and the image -> input
-    scale. The frame is scaled to ``input_width`` pixels wide by area averaging."""
+def network_input(frame: NDArray[np.uint8], input_width: int,
+                  ) -> tuple[F32, tuple[float, float], tuple[int, int]]:
+    """The network input of a BGR frame (see ``normalise_input``).
+
+    The frame's longer side is scaled to ``input_width`` pixels by area averaging (a
+    landscape frame as in training; a portrait or very narrow one costs no more).
+
+    Returns
+    -------
+    x : (H, W, 3) float32, H and W multiples of ``PAD_MULTIPLE``.
+    scale_xy : (sx, sy) image pixels -> input pixels along each axis (rounding makes them
+        differ slightly).
+    size_wh : the scaled frame's size inside the padded input.
+    """
     h, w = frame.shape[:2]
-    scale = input_width / w
-    size = (input_width, max(PAD_MULTIPLE, round(h * scale)))
-    return normalise_input(cv2.resize(frame, size, interpolation=cv2.INTER_AREA)), scale
+    s = input_width / max(w, h)
+    size = (max(1, round(w * s)), max(1, round(h * s)))
+    x = normalise_input(cv2.resize(frame, size, interpolation=cv2.INTER_AREA))
+    return x, (size[0] / w, size[1] / h), size
 
 
 def normalise_input(small: NDArray[np.uint8]) -> F32:
@@ -117,14 +133,14 @@ def normalise_input(small: NDArray[np.uint8]) -> F32:
     return np.ascontiguousarray(x, dtype=np.float32)
 
 
-def image_to_heat(points: FloatArray, scale: float) -> FloatArray:
+def image_to_heat(points: FloatArray, scale_xy: tuple[float, float] | float) -> FloatArray:
     """Image pixel coordinates -> heat-map pixel coordinates (half the input resolution)."""
-    return (np.asarray(points, dtype=np.float64) + 0.5) * scale / 2.0 - 0.5
+    return (np.asarray(points, dtype=np.float64) + 0.5) * np.asarray(scale_xy) / 2.0 - 0.5
 
 
-def heat_to_image(points: FloatArray, scale: float) -> FloatArray:
+def heat_to_image(points: FloatArray, scale_xy: tuple[float, float] | float) -> FloatArray:
     """Heat-map pixel coordinates -> image pixel coordinates."""
-    return (np.asarray(points, dtype=np.float64) + 0.5) * 2.0 / scale - 0.5
+    return (np.asarray(points, dtype=np.float64) + 0.5) * 2.0 / np.asarray(scale_xy) - 0.5
 
 
 @dataclass(frozen=True)
@@ -141,8 +157,8 @@ class CellPeaks:
     scores: FloatArray
 
 
-def cell_peaks(frame: NDArray[np.uint8], net: BoardNet, *, min_score: float = 0.2,
-               max_peaks: int = 40) -> CellPeaks:
+def cell_peaks(frame: NDArray[np.uint8], net: BoardNet, *, min_score: float,
+               max_peaks: int) -> CellPeaks:
     """Local maxima of the network's cell-centre map, refined by its offsets.
 
     Parameters
@@ -158,9 +174,10 @@ def cell_peaks(frame: NDArray[np.uint8], net: BoardNet, *, min_score: float = 0.
     -------
     CellPeaks
     """
-    x, scale = network_input(frame, net.input_width)
-    out = net.forward(x)
-    logit = out[:, :, 0]
+    x, scale_xy, (w, h) = network_input(frame, net.input_width)
+    # Heat-map pixels over the padding are not part of the frame.
+    out = net.forward(x)[: (h + 1) // 2, : (w + 1) // 2]
+    logit = np.ascontiguousarray(out[:, :, 0])
     # A peak is the largest logit of its 3x3 neighbourhood.
     local_max = cv2.dilate(logit, np.ones((3, 3), np.uint8))
     threshold = float(np.log(min_score / (1.0 - min_score)))
@@ -171,7 +188,7 @@ def cell_peaks(frame: NDArray[np.uint8], net: BoardNet, *, min_score: float = 0.
     order = np.argsort(-z)[:max_peaks]
     ys, xs, z = ys[order], xs[order], z[order]
     heat = np.stack([xs + out[ys, xs, 1], ys + out[ys, xs, 2]], axis=1).astype(np.float64)
-    return CellPeaks(heat_to_image(heat, scale), 1.0 / (1.0 + np.exp(-z)))
+    return CellPeaks(heat_to_image(heat, scale_xy), 1.0 / (1.0 + np.exp(-z)))
 
 
 def save_board_net(net: BoardNet, path: str | Path) -> Path:
@@ -186,25 +203,37 @@ def save_board_net(net: BoardNet, path: str | Path) -> Path:
 
 
 def load_board_net(path: str | Path | None = None) -> BoardNet:
-    """Read a model file; ``BoardNetError`` when it is missing or does not fit this code."""
+    """Read a model file; ``BoardNetError`` when it is missing, unreadable or does not fit
+    this code (layer names, weight shapes: a small input is run through it once)."""
     path = Path(path) if path is not None else DEFAULT_BOARD_NET_PATH
     try:
         with np.load(path) as data:
             meta = json.loads(str(data["meta"]))
+            if tuple(meta.get("layers", ())) != LAYERS:
+                raise BoardNetError(f"board network {path} has layers {meta.get('layers')}, "
+                                    f"this code expects {list(LAYERS)}")
             layers = {name: (np.asarray(data[f"{name}_w"], np.float32),
                              np.asarray(data[f"{name}_b"], np.float32)) for name in LAYERS}
-    except (OSError, KeyError, ValueError) as exc:
+            net = BoardNet(layers, int(meta["input_width"]))
+        out = net.forward(np.zeros((PAD_MULTIPLE, PAD_MULTIPLE, 3), np.float32))
+    except BoardNetError:
+        raise
+    except (OSError, KeyError, ValueError, TypeError, AttributeError) as exc:
         raise BoardNetError(f"cannot read board network {path}: {exc}") from exc
-    if tuple(meta.get("layers", ())) != LAYERS:
-        raise BoardNetError(f"board network {path} has layers {meta.get('layers')}, "
-                            f"this code expects {list(LAYERS)}")
-    return BoardNet(layers, int(meta["input_width"]))
+    if out.shape != (PAD_MULTIPLE // 2, PAD_MULTIPLE // 2, 3):
+        raise BoardNetError(f"board network {path} gives maps of shape {out.shape}")
+    return net
 
 
 @lru_cache(maxsize=1)
 def default_board_net() -> BoardNet | None:
-    """The shipped network, or None when the package has none (the finder then relies on
-    ring candidates and outlines alone)."""
+    """The shipped network, or None when the package has none or it cannot be read (the
+    finder then relies on ring candidates and outlines alone; a broken file is logged once).
+    """
     if not DEFAULT_BOARD_NET_PATH.exists():
         return None
-    return load_board_net(DEFAULT_BOARD_NET_PATH)
+    try:
+        return load_board_net(DEFAULT_BOARD_NET_PATH)
+    except BoardNetError as exc:
+        log.warning("board network not used: %s", exc)
+        return None

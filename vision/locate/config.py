@@ -82,27 +82,37 @@ class LocateConfig:
     # --- cell-centre network (``board_net``, ``peak_grid``) ---------------------------------
     #: Use the shipped cell-centre network for grid guesses (besides rings and outlines).
     use_board_net: bool = True
-    #: Weakest peak of the network's map taken as a possible cell centre (probability).
+    #: Weakest peak of the network's map taken as a possible cell centre (probability; the
+    #: focal loss keeps true peaks' probabilities well below 1).
     peak_min_score: float = 0.25
-    #: Peaks tried as seeds (strongest first), and nearest peaks paired with each seed.
+    #: Most peaks kept, strongest first (a board has 16; the rest are clutter).
+    peak_max_peaks: int = 40
+    #: Peaks tried as seeds (strongest first: one of the first few is nearly always a true
+    #: centre), and nearest peaks paired with each seed (a seed's 4 axis neighbours are
+    #: among its 6 nearest peaks unless perspective puts the 2-step one closer).
     peak_seeds: int = 6
     peak_neighbours: int = 6
     #: Two seed steps must span an angle whose sine is at least this (15 degrees): a square
-    #: lattice seen from 25 degrees and turned any way keeps its axes well apart.
+    #: lattice seen from 25 degrees and turned any way keeps its axes well apart ...
     peak_min_sin: float = 0.25
+    #: ... and differ in length by at most this factor (a 25-degree view shortens one axis
+    #: to about 0.42 of the other, perspective a little more).
+    peak_max_step_ratio: float = 3.0
     #: A peak joins the lattice when within this share of the local step of its node.
     peak_tol_pitch: float = 0.3
-    #: Fewest peaks on a lattice kept as a hypothesis; a lattice with this many peaks in its
-    #: 4x4 window explains them (they seed no other lattice).
+    #: Fewest peaks on a lattice kept as a hypothesis. A lattice with ``peak_full_lattice``
+    #: peaks in its 4x4 window explains them (they seed no other lattice), and only such a
+    #: lattice is fitted by itself before the ring search (three quarters of the cells).
     peak_min_inliers: int = 6
     peak_full_lattice: int = 12
     #: Distinct peak lattices offered to the fit (each once per cell shape).
     peak_max_lattices: int = 2
     #: Ring radii tried (evenly over ``ring_radius_range``) to size a peak lattice's cells.
     peak_radius_steps: int = 10
-    #: A grid fitted from a peak lattice may move its cells at most this share of a pitch
-    #: from the lattice (its peaks lie within about 0.06 pitch of the true centres on held-out
-    #: renders; tall pieces' outlines pull an edge fit a whole row off).
+    #: A grid fitted from a peak lattice may move each cell at most this share of a pitch
+    #: from the same cell of the lattice (its peaks lie about 0.06 pitch from the true
+    #: centres on held-out renders; tall pieces' outlines pull an edge fit half a cell or a
+    #: whole row off).
     peak_max_drift_pitch: float = 0.3
 
     # --- board outlines (quadrilaterals) --------------------------------------------------

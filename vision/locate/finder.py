@@ -38,11 +38,9 @@ from numpy.typing import NDArray
 from vision.geometry.board_spec import BoardSpec
 from vision.geometry.board_view import BoardNotFound, BoardView
 from vision.geometry.camera import Camera, Intrinsics
-from vision.locate.board_net import cell_peaks, default_board_net
 from vision.locate.candidates import Ellipse, find_ellipses
 from vision.locate.config import LocateConfig
 from vision.locate.fit import (
-    GRID_NODES,
     EdgeConfig,
     coarse_align,
     edge_correspondences,
@@ -58,7 +56,13 @@ from vision.locate.lattice import (
     window_offsets,
 )
 from vision.locate.layout import LayoutFit, board_to_grid, fit_layout
-from vision.locate.peak_grid import peak_hypotheses
+from vision.locate.peak_grid import (
+    drift_pitch,
+    frame_peaks,
+    peak_hypotheses,
+    peaks_on_grid,
+    size_outlines,
+)
 from vision.locate.pose import (
     camera_elevation_deg,
     camera_from_points,
@@ -124,17 +128,6 @@ def candidates_on_grid(ells: list[Ellipse], H: FloatArray, radius: float,
     return len(cells)
 
 
-def peaks_on_grid(peaks: FloatArray, H: FloatArray, config: LocateConfig) -> int:
-    """How many cells of the grid ``H`` hold a cell-centre peak (work pixels)."""
-    if len(peaks) == 0 or not usable_h(H):
-        return 0
-    g = apply_h(np.linalg.inv(H), peaks)
-    node = np.rint(g)
-    ok = np.hypot(*(g - node).T) < config.inlier_tol_pitch
-    ok &= np.all((node >= 0) & (node <= 3), axis=1)
-    return len({(int(m), int(n)) for m, n in node[ok]})
-
-
 def fit_grid(gray_work: NDArray[np.float32], hyps: list[LatticeHypothesis],
              config: LocateConfig, edge: EdgeConfig, ells: list[Ellipse] | None = None,
              peaks: FloatArray | None = None,
@@ -173,7 +166,7 @@ def fit_grid(gray_work: NDArray[np.float32], hyps: list[LatticeHypothesis],
         if (dx, dy) != (0, 0):
             # Recompute the window figures for the grid as it now stands.
             _, inner, outer = best_window(gray_work, Hf, rf, edge, config.window_shift_margin)
-        if hyp.source == "peaks" and _drift(Hf, hyp.H) > config.peak_max_drift_pitch:
+        if hyp.source == "peaks" and drift_pitch(Hf, H) > config.peak_max_drift_pitch:
             # The network placed every cell; edges that pull the grid off those places
             # are the outlines of pieces, not of cells.
             log.debug("rejected: the fit left the cell centres the network found")
@@ -185,15 +178,6 @@ def fit_grid(gray_work: NDArray[np.float32], hyps: list[LatticeHypothesis],
             if best[2] >= config.sure_board_score:
                 break  # no other grid would beat a board this clear
     return best
-
-
-def _drift(H: FloatArray, H_ref: FloatArray) -> float:
-    """Largest distance (pitches of ``H_ref``) from a cell centre of grid ``H`` to the nearest
-    node of the lattice ``H_ref`` (a whole-cell shift of the window is no drift)."""
-    if not usable_h(H_ref):
-        return math.inf
-    g = apply_h(np.linalg.inv(H_ref), apply_h(H, GRID_NODES))
-    return float(np.hypot(*(g - np.rint(g)).T).max())
 
 
 def _judge(gray_work: NDArray[np.float32], Hf: FloatArray, rf: float, edge: EdgeConfig,
@@ -274,13 +258,13 @@ def find_board(
                                                  interpolation=cv2.INTER_AREA)
     edge = EdgeConfig(min_edge=config.min_edge_step, radius_range=config.ring_radius_range)
     work_f = cv2.GaussianBlur(work.astype(np.float32), (0, 0), config.smooth_sigma_px)
-    peaks = _cell_peaks(frame, scale, config)
+    peaks = frame_peaks(frame, scale, config)
     hyps = peak_hypotheses(peaks[0], peaks[1], config)
     fitted = None
     if hyps and hyps[0].inliers >= config.peak_full_lattice:
         # The network found the grid: the ring search runs only if its fit is not sure.
-        hyps = _sized([h for h in hyps if h.inliers >= config.peak_full_lattice], work_f, edge,
-                      config)
+        hyps = size_outlines([h for h in hyps if h.inliers >= config.peak_full_lattice],
+                             work_f, edge, config)
         fitted = fit_grid(work_f, hyps, config, edge, peaks=peaks[0])
         if fitted is not None and fitted[2] < config.sure_board_score:
             fitted = None
@@ -321,34 +305,6 @@ def find_board(
                              (grid_pts, img_pts + np.array([x0, y0], dtype=np.float64)))
     assert view is not None
     return view
-
-
-def _cell_peaks(frame: NDArray[np.uint8], scale: float, config: LocateConfig,
-                ) -> tuple[FloatArray, FloatArray]:
-    """The cell-centre network's peaks in work pixels and their scores; none without the
-    network."""
-    net = default_board_net() if config.use_board_net else None
-    if net is None:
-        return np.zeros((0, 2)), np.zeros(0)
-    peaks = cell_peaks(frame, net, min_score=config.peak_min_score)
-    return (peaks.points + 0.5) * scale - 0.5, peaks.scores
-
-
-def _sized(hyps: list[LatticeHypothesis], gray_work: NDArray[np.float32], edge: EdgeConfig,
-           config: LocateConfig) -> list[LatticeHypothesis]:
-    """Peak lattices place the cells, not their outlines: for each cell shape, the ring
-    radius whose outlines meet the most image edges (one hypothesis per shape)."""
-    out = []
-    radii = np.linspace(*config.ring_radius_range, config.peak_radius_steps)
-    for hyp in hyps:
-        if hyp.source != "peaks":
-            out.append(hyp)
-            continue
-        for shape in ("circle", "square"):
-            e = replace(edge, shape=shape)
-            sup = [ring_support(gray_work, hyp.H, float(r), e, tol_px=2.0) for r in radii]
-            out.append(replace(hyp, radius=float(radii[int(np.argmax(sup))]), shape=shape))
-    return out
 
 
 def _search(frame: NDArray[np.uint8], work: NDArray[np.uint8], work_f: NDArray[np.float32],

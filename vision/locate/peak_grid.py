@@ -8,18 +8,23 @@ predicted node and refitting, and scored by the peaks inside its best 4x4 window
 centres give one lattice with 16 peaks; a sheared basis of the same points or a lattice of
 every other row holds fewer of them in a 4x4 window, so the count ranks the right one first.
 
-The lattice fixes the cell centres, not the cell outlines: the finder sizes the outlines on
-the image (``vision.locate.finder``), then fits and judges the grid like any other guess.
+The lattice fixes the cell centres, not the cell outlines: ``size_outlines`` picks the ring
+radius on the image, then the finder fits and judges the grid like any other guess, counting
+the peaks on it (``peaks_on_grid``) as its independent evidence and refusing a fit that left
+the lattice (``drift_pitch``).
 """
 
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 import numpy as np
 from numpy.typing import NDArray
 
+from vision.locate.board_net import cell_peaks, default_board_net
 from vision.locate.config import LocateConfig
+from vision.locate.fit import EdgeConfig
 from vision.locate.lattice import (
     LatticeHypothesis,
     apply_h,
@@ -27,12 +32,64 @@ from vision.locate.lattice import (
     refit_lattice,
     usable_h,
 )
+from vision.locate.verify import ring_support
 
 FloatArray = NDArray[np.float64]
 
 _SPAN = 4
-#: The 16 nodes of a 4x4 window.
+#: The 16 nodes of a 4x4 window, and the 36 of the window with one ring of nodes around it.
 _NODES = np.mgrid[0:_SPAN, 0:_SPAN].reshape(2, -1).T.astype(np.float64)
+_AROUND = np.mgrid[-1:_SPAN + 1, -1:_SPAN + 1].reshape(2, -1).T.astype(np.float64)
+
+
+def frame_peaks(frame: NDArray[np.uint8], scale: float, config: LocateConfig,
+                ) -> tuple[FloatArray, FloatArray]:
+    """The cell-centre network's peaks in a frame, in work pixels (the frame scaled by
+    ``scale``), and their scores; none without the network (``use_board_net`` off, or no
+    readable model file)."""
+    net = default_board_net() if config.use_board_net else None
+    if net is None:
+        return np.zeros((0, 2)), np.zeros(0)
+    peaks = cell_peaks(frame, net, min_score=config.peak_min_score,
+                       max_peaks=config.peak_max_peaks)
+    return (peaks.points + 0.5) * scale - 0.5, peaks.scores
+
+
+def peaks_on_grid(peaks: FloatArray, H: FloatArray, config: LocateConfig) -> int:
+    """How many cells of the grid ``H`` hold a cell-centre peak (work pixels), with the
+    tolerance a ring candidate has (``inlier_tol_pitch``): a peak counts like a ring found
+    there."""
+    if len(peaks) == 0 or not usable_h(H):
+        return 0
+    g = apply_h(np.linalg.inv(H), peaks)
+    node = np.rint(g)
+    ok = np.hypot(*(g - node).T) < config.inlier_tol_pitch
+    ok &= np.all((node >= 0) & (node <= _SPAN - 1), axis=1)
+    return len({(int(m), int(n)) for m, n in node[ok]})
+
+
+def drift_pitch(H: FloatArray, H_ref: FloatArray) -> float:
+    """Largest distance, in cells of ``H_ref``, between a cell centre of grid ``H`` and the
+    same cell of ``H_ref`` (cell for cell: a grid moved by a whole row has drifted by one)."""
+    if not usable_h(H_ref):
+        return math.inf
+    g = apply_h(np.linalg.inv(H_ref), apply_h(H, _NODES))
+    return float(np.hypot(*(g - _NODES).T).max())
+
+
+def size_outlines(hyps: list[LatticeHypothesis], gray_work: NDArray[np.float32],
+                  edge: EdgeConfig, config: LocateConfig) -> list[LatticeHypothesis]:
+    """Peak lattices place the cells, not their outlines: for each lattice and cell shape,
+    the ring radius (of ``peak_radius_steps`` over ``ring_radius_range``) whose outlines
+    meet the most image edges. One hypothesis per lattice and shape."""
+    out = []
+    radii = np.linspace(*config.ring_radius_range, config.peak_radius_steps)
+    for hyp in hyps:
+        for shape in ("circle", "square"):
+            e = replace(edge, shape=shape)
+            support = [ring_support(gray_work, hyp.H, float(r), e, tol_px=2.0) for r in radii]
+            out.append(replace(hyp, radius=float(radii[int(np.argmax(support))]), shape=shape))
+    return out
 
 
 def _match(H: FloatArray, nodes: FloatArray, points: FloatArray, tol: float,
@@ -56,12 +113,13 @@ def _match(H: FloatArray, nodes: FloatArray, points: FloatArray, tol: float,
 
 
 def _grow(H: FloatArray, points: FloatArray, tol: float,
-          ) -> tuple[FloatArray, NDArray[np.int64], NDArray[np.int64]]:
+          ) -> tuple[FloatArray, NDArray[np.int64], NDArray[np.int64], int]:
     """Grow the lattice ``H`` (grid -> pixels) over ``points``: the nodes within 1, 2 and 3
     steps of the seed node (0, 0) are matched and the lattice refitted after each ring of
     nodes; then the 4x4 window holding most matches is matched and refitted alone (a point
     beyond it would pull the fit away from the board). Returns H with the window's first node
-    at (0, 0), the matched point indices and their nodes (0..3)."""
+    at (0, 0), the matched point indices and their nodes (0..3), and how many points lie on
+    the ring of nodes just outside the window (a board has none: its lattice ends)."""
     idx = np.zeros(0, np.int64)
     nodes = np.zeros((0, 2), np.int64)
     for reach in (1, 2, 3):
@@ -69,7 +127,7 @@ def _grow(H: FloatArray, points: FloatArray, tol: float,
         idx, nodes = _match(H, g, points, tol)
         Hn = refit_lattice(nodes, points[idx])
         if Hn is None:
-            return H, idx[:0], nodes[:0]
+            return H, idx[:0], nodes[:0], 0
         H = Hn
     inside = best_window_mask(nodes)
     lo = nodes[inside].min(axis=0)
@@ -77,11 +135,11 @@ def _grow(H: FloatArray, points: FloatArray, tol: float,
     for _ in range(2):
         Hn = refit_lattice(nodes[inside] - lo, points[idx[inside]])
         if Hn is None:
-            return H, idx[:0], nodes[:0]
+            return H, idx[:0], nodes[:0], 0
         H, lo = Hn, np.zeros(2, np.int64)
-        idx, nodes = _match(H, _NODES, points, tol)
-        inside = np.ones(len(idx), dtype=bool)
-    return H, idx, nodes
+        idx, nodes = _match(H, _AROUND, points, tol)
+        inside = np.all((nodes >= 0) & (nodes < _SPAN), axis=1)
+    return H, idx[inside], nodes[inside], int((~inside).sum())
 
 
 def peak_hypotheses(points: FloatArray, scores: FloatArray, config: LocateConfig,
@@ -122,13 +180,17 @@ def peak_hypotheses(points: FloatArray, scores: FloatArray, config: LocateConfig
                 a, b = points[j] - points[i], points[k] - points[i]
                 la, lb = math.hypot(*a), math.hypot(*b)
                 sin = abs(a[0] * b[1] - a[1] * b[0]) / max(la * lb, 1e-9)
-                if sin < config.peak_min_sin or not 1 / 3 < la / max(lb, 1e-9) < 3:
+                ratio = la / max(lb, 1e-9)
+                if (sin < config.peak_min_sin or not 1.0 / config.peak_max_step_ratio < ratio
+                        < config.peak_max_step_ratio):
                     continue
                 H0 = np.array([[a[0], b[0], points[i][0]], [a[1], b[1], points[i][1]],
                                [0.0, 0.0, 1.0]])
-                H, idx, nodes = _grow(H0, points, config.peak_tol_pitch)
+                H, idx, nodes, outside = _grow(H0, points, config.peak_tol_pitch)
                 if len(idx) < config.peak_min_inliers or not usable_h(H):
                     continue
+                if outside > config.max_outside_inliers:
+                    continue  # a lattice going on beyond 4x4: tiles or cloth, not a board
                 found.append((float(scores[idx].sum()), len(idx), H, nodes))
                 if len(idx) >= config.peak_full_lattice:
                     explained.update(int(v) for v in idx)
@@ -139,8 +201,7 @@ def peak_hypotheses(points: FloatArray, scores: FloatArray, config: LocateConfig
     found.sort(key=lambda f: (-f[1], -f[0]))  # most peaks, then the surest
     distinct: list[tuple[float, int, FloatArray, NDArray[np.int64]]] = []
     for f in found:
-        cells = apply_h(f[2], _NODES)
-        if any(_same_cells(cells, apply_h(g[2], _NODES)) for g in distinct):
+        if any(_same_cells(f[2], g[2]) for g in distinct):
             continue  # the same 16 cells, numbered another way
         distinct.append(f)
         if len(distinct) >= config.peak_max_lattices:
@@ -150,7 +211,10 @@ def peak_hypotheses(points: FloatArray, scores: FloatArray, config: LocateConfig
             for _, inliers, H, grid in distinct]
 
 
-def _same_cells(a: FloatArray, b: FloatArray, tol_px: float = 1.5) -> bool:
-    """Whether two sets of cell centres coincide (each point of ``a`` near one of ``b``)."""
-    d = np.hypot(*(a[:, None, :] - b[None, :, :]).transpose(2, 0, 1))
-    return bool(d.min(axis=1).max() < tol_px)
+def _same_cells(Ha: FloatArray, Hb: FloatArray, tol: float = 0.25) -> bool:
+    """Whether two 4x4 grids cover the same cells (numbered in any order): every cell of
+    ``Ha`` within ``tol`` cells of a node of ``Hb``'s window."""
+    g = apply_h(np.linalg.inv(Hb), apply_h(Ha, _NODES))
+    node = np.rint(g)
+    return bool(np.all(np.hypot(*(g - node).T) < tol)
+                and np.all((node >= 0) & (node <= _SPAN - 1)))
