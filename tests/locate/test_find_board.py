@@ -9,7 +9,7 @@ from tests.locate.synth import draw_board, draw_empty_table, make_view
 from vision.evaluation.board import cell_errors
 from vision.geometry.board_spec import LAYOUT_AXIS, LAYOUT_DIAGONAL, BoardSpec
 from vision.geometry.board_view import BoardNotFound, BoardView
-from vision.locate import find_board
+from vision.locate import LocateConfig, find_board
 
 
 def _spacing(view: BoardView) -> float:
@@ -39,6 +39,17 @@ def test_finds_empty_board_to_a_fraction_of_a_cell(elevation, azimuth, spec, lay
     err = _rel_errors(found, truth)
     assert np.median(err) < 0.02
     assert err.max() < 0.05
+
+
+@pytest.mark.parametrize("use_net", [True, False])
+def test_found_with_and_without_the_cell_centre_network(use_net):
+    """The network is a shortcut, not a requirement: the ring search alone still finds the
+    board, and both ways agree to a fraction of a cell."""
+    truth = make_view(40.0, 75.0)
+    img = draw_board(truth, pieces=(0, 6, 9, 15), seed=11)
+    found = find_board(img, config=LocateConfig(use_board_net=use_net))
+    assert found, found
+    assert np.median(_rel_errors(found, truth)) < 0.02
 
 
 def test_occupied_cells_and_a_hand_over_a_corner():
