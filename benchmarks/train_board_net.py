@@ -32,17 +32,18 @@ from __future__ import annotations
 import argparse
 import json
 import math
-import sys
 import time
 from pathlib import Path
 
 import cv2
 import numpy as np
+from torch_setup import load_torch
 
 from vision.locate.board_net import (
     LAYERS,
     BoardNet,
     heat_to_image,
+    map_peaks,
     normalise_input,
     save_board_net,
 )
@@ -255,12 +256,8 @@ def val_figures(net: BoardNet, data: dict[str, np.ndarray], idx: np.ndarray) -> 
     n_board = n_empty = 0
     for i in idx:
         x, pts = sample(data["images"][i], data["centres"][i], None)
-        out = net.forward(x)
-        logit = out[:, :, 0]
-        local = cv2.dilate(logit, np.ones((3, 3), np.uint8))
-        ys, xs = np.nonzero((logit >= local) & (logit > math.log(0.25 / 0.75)))
-        peaks = heat_to_image(np.stack([xs + out[ys, xs, 1], ys + out[ys, xs, 2]], 1), 1.0)
-        # heat_to_image with scale 1 gives input pixels.
+        heat, _ = map_peaks(net.forward(x), 0.25, len(x) * len(x[0]))
+        peaks = heat_to_image(heat, 1.0)  # scale 1: input pixels
         if len(pts):
             n_board += 1
             pitch = local_pitch(pts)
@@ -294,14 +291,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--limit", type=int, default=0, help="at most this many training images "
                     "per epoch (0: all)")
     args = ap.parse_args(argv)
-    try:
-        import torch
-    except ImportError:
-        print("training needs PyTorch: pip install torch==2.13.0", file=sys.stderr)
+    torch = load_torch(args.seed, args.threads)
+    if torch is None:
         return 2
-    torch.manual_seed(args.seed)
-    torch.set_num_threads(args.threads)
-    cv2.setNumThreads(1)
     rng = np.random.default_rng(args.seed)
     data = build_cache(args.folders, args.cache)
     origin = data["origin"]

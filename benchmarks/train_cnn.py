@@ -43,6 +43,7 @@ from pathlib import Path
 
 import cv2
 import numpy as np
+from torch_setup import load_torch
 
 from vision.evaluation.labels import load_label
 from vision.learn.cnn import DEFAULT_CNN_PATH, ConvCellModel, ConvNet, load_cnn
@@ -362,14 +363,9 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     if args.combine is not None:
         return combine(args.combine, args.out, mirror_average=not args.no_mirror)
-    try:
-        import torch
-    except ImportError:
-        print("training needs PyTorch: pip install torch==2.13.0", file=sys.stderr)
+    torch = load_torch(args.seed, args.threads)
+    if torch is None:
         return 2
-    torch.manual_seed(args.seed)
-    torch.set_num_threads(args.threads)
-    cv2.setNumThreads(1)
     cfg = PatchConfig(size=args.patch_size)
     extra_train = range(args.extra_first_seed, args.extra_first_seed + args.extra_images)
     extra_val = range(extra_train.stop, extra_train.stop + args.extra_val)

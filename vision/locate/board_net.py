@@ -176,19 +176,24 @@ def cell_peaks(frame: NDArray[np.uint8], net: BoardNet, *, min_score: float,
     """
     x, scale_xy, (w, h) = network_input(frame, net.input_width)
     # Heat-map pixels over the padding are not part of the frame.
-    out = net.forward(x)[: (h + 1) // 2, : (w + 1) // 2]
+    heat, scores = map_peaks(net.forward(x)[: (h + 1) // 2, : (w + 1) // 2], min_score,
+                             max_peaks)
+    return CellPeaks(heat_to_image(heat, scale_xy), scores)
+
+
+def map_peaks(out: F32, min_score: float, max_peaks: int) -> tuple[FloatArray, FloatArray]:
+    """Peaks of the network's maps: pixels whose centre logit is the largest of their 3x3
+    neighbourhood and above ``min_score``, strongest first (at most ``max_peaks``), placed
+    by the offset maps. Returns heat-map pixel coordinates (N, 2) and probabilities (N,)."""
     logit = np.ascontiguousarray(out[:, :, 0])
-    # A peak is the largest logit of its 3x3 neighbourhood.
     local_max = cv2.dilate(logit, np.ones((3, 3), np.uint8))
     threshold = float(np.log(min_score / (1.0 - min_score)))
     ys, xs = np.nonzero((logit >= local_max) & (logit > threshold))
-    if len(xs) == 0:
-        return CellPeaks(np.zeros((0, 2)), np.zeros(0))
     z = logit[ys, xs].astype(np.float64)
     order = np.argsort(-z)[:max_peaks]
     ys, xs, z = ys[order], xs[order], z[order]
     heat = np.stack([xs + out[ys, xs, 1], ys + out[ys, xs, 2]], axis=1).astype(np.float64)
-    return CellPeaks(heat_to_image(heat, scale_xy), 1.0 / (1.0 + np.exp(-z)))
+    return heat.reshape(-1, 2), 1.0 / (1.0 + np.exp(-z))
 
 
 def save_board_net(net: BoardNet, path: str | Path) -> Path:

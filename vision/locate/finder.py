@@ -52,7 +52,7 @@ from vision.locate.lattice import (
     apply_h,
     lattice_hypotheses,
     shift_h,
-    usable_h,
+    window_nodes_near,
     window_offsets,
 )
 from vision.locate.layout import LayoutFit, board_to_grid, fit_layout
@@ -111,15 +111,10 @@ def _undistort(frame: NDArray[np.uint8], intr: Intrinsics | None) -> NDArray[np.
 def candidates_on_grid(ells: list[Ellipse], H: FloatArray, radius: float,
                        config: LocateConfig) -> int:
     """How many cells of the grid ``H`` hold a ring candidate of the size the grid predicts."""
-    if not ells or not usable_h(H):
-        return 0
-    g = apply_h(np.linalg.inv(H), np.array([e.center for e in ells]))
-    node = np.rint(g)
-    ok = np.hypot(*(g - node).T) < config.inlier_tol_pitch
-    ok &= np.all((node >= 0) & (node <= 3), axis=1)
+    idx, nodes = window_nodes_near(np.array([e.center for e in ells]), H,
+                                   config.inlier_tol_pitch)
     cells = set()
-    for k in np.flatnonzero(ok):
-        n0 = node[k]
+    for k, n0 in zip(idx, nodes, strict=True):
         p = apply_h(H, np.array([n0, n0 + np.array([radius, 0.0]), n0 + np.array([0.0, radius])]))
         u, v = p[1] - p[0], p[2] - p[0]
         expected = math.sqrt(abs(u[0] * v[1] - u[1] * v[0]))

@@ -67,6 +67,21 @@ def apply_h(H: NDArray[Any], pts: NDArray[Any]) -> FloatArray:
     return q[:, :2] / w
 
 
+def window_nodes_near(points: FloatArray, H: FloatArray, tol: float,
+                      ) -> tuple[NDArray[np.int64], FloatArray]:
+    """Points within ``tol`` (grid units) of a node of the 4x4 window of grid ``H``: their
+    indices and nodes."""
+    pts = np.asarray(points, dtype=np.float64).reshape(-1, 2)
+    if len(pts) == 0 or not usable_h(H):
+        return np.zeros(0, np.int64), np.zeros((0, 2))
+    g = apply_h(np.linalg.inv(H), pts)
+    node = np.rint(g)
+    ok = np.hypot(*(g - node).T) < tol
+    ok &= np.all((node >= 0) & (node <= _SPAN - 1), axis=1)
+    idx = np.flatnonzero(ok)
+    return idx, node[idx]
+
+
 def _affine_h(origin: FloatArray, e1: FloatArray, e2: FloatArray) -> FloatArray:
     return np.array([[e1[0], e2[0], origin[0]], [e1[1], e2[1], origin[1]], [0.0, 0.0, 1.0]])
 

@@ -17,6 +17,7 @@ the lattice (``drift_pitch``).
 from __future__ import annotations
 
 import math
+from collections.abc import Iterator
 from dataclasses import replace
 
 import numpy as np
@@ -31,6 +32,7 @@ from vision.locate.lattice import (
     best_window_mask,
     refit_lattice,
     usable_h,
+    window_nodes_near,
 )
 from vision.locate.verify import ring_support
 
@@ -59,13 +61,8 @@ def peaks_on_grid(peaks: FloatArray, H: FloatArray, config: LocateConfig) -> int
     """How many cells of the grid ``H`` hold a cell-centre peak (work pixels), with the
     tolerance a ring candidate has (``inlier_tol_pitch``): a peak counts like a ring found
     there."""
-    if len(peaks) == 0 or not usable_h(H):
-        return 0
-    g = apply_h(np.linalg.inv(H), peaks)
-    node = np.rint(g)
-    ok = np.hypot(*(g - node).T) < config.inlier_tol_pitch
-    ok &= np.all((node >= 0) & (node <= _SPAN - 1), axis=1)
-    return len({(int(m), int(n)) for m, n in node[ok]})
+    _, nodes = window_nodes_near(peaks, H, config.inlier_tol_pitch)
+    return len({(int(m), int(n)) for m, n in nodes})
 
 
 def drift_pitch(H: FloatArray, H_ref: FloatArray) -> float:
@@ -142,6 +139,31 @@ def _grow(H: FloatArray, points: FloatArray, tol: float,
     return H, idx[inside], nodes[inside], int((~inside).sum())
 
 
+def _seed_lattices(points: FloatArray, explained: set[int], config: LocateConfig,
+                   ) -> Iterator[FloatArray]:
+    """Affine lattices (grid -> pixels) spanned by a seed peak and two of its nearest peaks
+    in clearly different directions, strongest seeds first. ``explained`` is read as the
+    search goes: a seed on a known lattice, or a pair both on one, is not tried."""
+    d = np.hypot(*(points[:, None, :] - points[None, :, :]).transpose(2, 0, 1))
+    np.fill_diagonal(d, np.inf)
+    for i in range(min(len(points), config.peak_seeds)):
+        if i in explained:
+            continue
+        near = np.argsort(d[i])[: min(config.peak_neighbours, len(points) - 1)]
+        for a_pos, j in enumerate(near):
+            for k in near[a_pos + 1:]:
+                if j in explained and k in explained:
+                    continue  # the seed's lattice through them is known
+                a, b = points[j] - points[i], points[k] - points[i]
+                la, lb = math.hypot(*a), math.hypot(*b)
+                sin = abs(a[0] * b[1] - a[1] * b[0]) / max(la * lb, 1e-9)
+                ratio = la / max(lb, 1e-9)
+                if (sin >= config.peak_min_sin
+                        and 1.0 / config.peak_max_step_ratio < ratio < config.peak_max_step_ratio):
+                    yield np.array([[a[0], b[0], points[i][0]], [a[1], b[1], points[i][1]],
+                                    [0.0, 0.0, 1.0]])
+
+
 def peak_hypotheses(points: FloatArray, scores: FloatArray, config: LocateConfig,
                     ) -> list[LatticeHypothesis]:
     """Lattice hypotheses through the cell-centre peaks, best first.
@@ -162,42 +184,21 @@ def peak_hypotheses(points: FloatArray, scores: FloatArray, config: LocateConfig
         ``ring_radius_range``, circles).
     """
     points = np.asarray(points, dtype=np.float64).reshape(-1, 2)
-    n = len(points)
-    if n < 3:
+    if len(points) < 3:
         return []
-    d = np.hypot(*(points[:, None, :] - points[None, :, :]).transpose(2, 0, 1))
-    np.fill_diagonal(d, np.inf)
     found: list[tuple[float, int, FloatArray, NDArray[np.int64]]] = []
     explained: set[int] = set()
-    for i in range(min(n, config.peak_seeds)):
-        if i in explained:
+    for H0 in _seed_lattices(points, explained, config):
+        H, idx, nodes, outside = _grow(H0, points, config.peak_tol_pitch)
+        if len(idx) < config.peak_min_inliers or not usable_h(H):
             continue
-        near = np.argsort(d[i])[: min(config.peak_neighbours, n - 1)]
-        for a_pos, j in enumerate(near):
-            for k in near[a_pos + 1:]:
-                if j in explained and k in explained:
-                    continue  # the seed's lattice through them is known
-                a, b = points[j] - points[i], points[k] - points[i]
-                la, lb = math.hypot(*a), math.hypot(*b)
-                sin = abs(a[0] * b[1] - a[1] * b[0]) / max(la * lb, 1e-9)
-                ratio = la / max(lb, 1e-9)
-                if (sin < config.peak_min_sin or not 1.0 / config.peak_max_step_ratio < ratio
-                        < config.peak_max_step_ratio):
-                    continue
-                H0 = np.array([[a[0], b[0], points[i][0]], [a[1], b[1], points[i][1]],
-                               [0.0, 0.0, 1.0]])
-                H, idx, nodes, outside = _grow(H0, points, config.peak_tol_pitch)
-                if len(idx) < config.peak_min_inliers or not usable_h(H):
-                    continue
-                if outside > config.max_outside_inliers:
-                    continue  # a lattice going on beyond 4x4: tiles or cloth, not a board
-                found.append((float(scores[idx].sum()), len(idx), H, nodes))
-                if len(idx) >= config.peak_full_lattice:
-                    explained.update(int(v) for v in idx)
-            if found and max(f[1] for f in found) == _SPAN * _SPAN:
-                break  # every cell has its peak: no lattice can hold more
-        if found and max(f[1] for f in found) == _SPAN * _SPAN:
-            break
+        if outside > config.max_outside_inliers:
+            continue  # a lattice going on beyond 4x4: tiles or cloth, not a board
+        found.append((float(scores[idx].sum()), len(idx), H, nodes))
+        if len(idx) == _SPAN * _SPAN:
+            break  # every cell has its peak: no lattice can hold more
+        if len(idx) >= config.peak_full_lattice:
+            explained.update(int(v) for v in idx)
     found.sort(key=lambda f: (-f[1], -f[0]))  # most peaks, then the surest
     distinct: list[tuple[float, int, FloatArray, NDArray[np.int64]]] = []
     for f in found:
