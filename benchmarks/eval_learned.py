@@ -26,9 +26,9 @@ from vision.evaluation.runner import EvaluationRun, format_report, predicted_cel
 from vision.evaluation.score import score_image
 from vision.geometry.board_view import BoardView
 from vision.learn.cnn import ConvCellModel, default_cnn, load_cnn
-from vision.learn.config import LearnedReaderConfig
+from vision.learn.config import BoardColourConfig, LearnedReaderConfig
 from vision.learn.dataset import OUTPUTS, cell_targets
-from vision.learn.fuse import HAND_LEARNED_WEIGHTS, fuse_observations
+from vision.learn.fuse import HAND_LEARNED_WEIGHTS, read_cells_fused
 from vision.learn.reader import read_cells_learned
 from vision.read.observation import Observation
 
@@ -62,14 +62,12 @@ def read_learned(model: ConvCellModel, config: LearnedReaderConfig) -> Reader:
 
 
 def read_fused(model: ConvCellModel, weights: tuple[float, float],
-               config: LearnedReaderConfig) -> Reader:
+               config: LearnedReaderConfig, colours: BoardColourConfig) -> Reader:
     """The hand-crafted and the learned reader, fused with log-odds ``weights``."""
-    from vision.read import read_cells
 
     def read(frame: np.ndarray, view: BoardView) -> Observation:
-        return fuse_observations(read_cells(frame, view),
-                                 read_cells_learned(frame, view, model=model, config=config),
-                                 weights=weights)
+        return read_cells_fused(frame, view, weights=weights, model=model, config=config,
+                                colours=colours)
 
     return read
 
@@ -166,6 +164,9 @@ def main(argv: list[str] | None = None) -> int:
                     help="also score the learned reader fused with the hand-crafted one")
     ap.add_argument("--no-board-heights", action="store_true",
                     help="without the board-level height evidence (vision.learn.board_heights)")
+    ap.add_argument("--colour-weight", type=float, default=BoardColourConfig().weight,
+                    help="weight of the board-level colour evidence in the fused reader "
+                         "(vision.learn.board_colours; 0 switches it off)")
     ap.add_argument("--weights", type=str, default=",".join(map(str, HAND_LEARNED_WEIGHTS)),
                     help="fusion log-odds weights: hand-crafted,learned")
     args = ap.parse_args(argv)
@@ -187,7 +188,8 @@ def main(argv: list[str] | None = None) -> int:
     readers = [("learned", read_learned(model, config))]
     if args.fuse:
         readers.append(("fused with hand-crafted",
-                        read_fused(model, (w_hand, w_learned), config)))
+                        read_fused(model, (w_hand, w_learned), config,
+                                   BoardColourConfig(weight=args.colour_weight))))
     for (name, labels), (reader_name, read) in itertools.product(sets, readers):
         CPU_MS.clear()
         run, rows = evaluate(labels, read)

@@ -67,6 +67,42 @@ class BoardHeightConfig:
 
 
 @dataclass(frozen=True)
+class BoardColourConfig:
+    """Knobs of the board-level colour evidence (``vision.learn.board_colours``)."""
+
+    #: Log-odds weight of the evidence added to the fused P(dark) (0 switches it off).
+    #: Chosen on dev renders 870000-870499 (oracle board), never on the evaluation sets: of
+    #: 0.15, 0.25 and 0.4, 0.25 had the fewest colours wrong (64 -> 41 of 3726 judged pieces;
+    #: 0.15: 46, 0.4: 39 but twice the pieces turned wrong). Below 1 because the readers' own
+    #: P(dark) already holds part of what the piece's colour says.
+    weight: float = 0.25
+    #: Prior spread (standard deviation per colour coordinate) of one material's measured
+    #: colour between the pieces of one board: shading, glare and small measurement errors.
+    colour_spread: float = 4.0
+    #: How many pieces' worth of weight the prior spread carries against the measured scatter.
+    prior_pieces: float = 2.0
+    #: The others' P(dark) is kept within [floor, 1 - floor] (a wrong read must not pin a group).
+    prior_floor: float = 0.05
+    #: Each group needs at least this many pieces' worth of weight among the others.
+    min_group: float = 0.7
+    #: Pieces predicted less visible than this take no part (their colour is mostly another's).
+    min_visible: float = 0.3
+    #: The evidence of each part is clipped to +- this many log-odds units.
+    max_evidence: float = 6.0
+
+    def __post_init__(self) -> None:
+        if self.weight < 0 or self.colour_spread <= 0 or self.prior_pieces <= 0:
+            raise ValueError("weight must be >= 0 and colour_spread, prior_pieces positive, got "
+                             f"{self.weight!r}, {self.colour_spread!r}, {self.prior_pieces!r}")
+        if not 0.0 < self.prior_floor < 0.5 or self.max_evidence <= 0 or self.min_group <= 0:
+            raise ValueError(f"prior_floor must be within (0, 0.5), max_evidence and min_group "
+                             f"positive, got {self.prior_floor!r}, {self.max_evidence!r}, "
+                             f"{self.min_group!r}")
+        if not 0.0 <= self.min_visible <= 1.0:
+            raise ValueError(f"min_visible must be within [0, 1], got {self.min_visible!r}")
+
+
+@dataclass(frozen=True)
 class LearnedReaderConfig:
     """Decision knobs of :func:`vision.learn.read_cells_learned`. Validated on construction."""
 

@@ -15,6 +15,9 @@ import numpy as np
 from numpy.typing import NDArray
 
 from vision.geometry.board_view import BoardView
+from vision.learn.board_colours import board_colour_evidence
+from vision.learn.cnn import ConvCellModel
+from vision.learn.config import BoardColourConfig, LearnedReaderConfig
 from vision.read.decode import decode_pieces
 from vision.read.observation import CellReading, Observation
 from vision.rules.pieces import ATTRIBUTES
@@ -54,13 +57,26 @@ def fuse_observations(
     ValueError
         When a weight is negative or both are zero.
     """
-    w1, w2 = weights
-    if w1 < 0 or w2 < 0 or w1 + w2 == 0:
-        raise ValueError(f"weights must be non-negative and not both zero, got {weights!r}")
+    _check_weights(weights)
     if not first:
         return second
     if not second:
         return first
+    occ, odds = _fused_odds(first, second, weights)
+    return _decoded(first, second, occ, odds)
+
+
+def _check_weights(weights: tuple[float, float]) -> None:
+    w1, w2 = weights
+    if w1 < 0 or w2 < 0 or w1 + w2 == 0:
+        raise ValueError(f"weights must be non-negative and not both zero, got {weights!r}")
+
+
+def _fused_odds(
+    first: Observation, second: Observation, weights: tuple[float, float]
+) -> tuple[list[float], list[dict[str, float | None]]]:
+    """Per cell: fused P(occupied) and fused P(second value) of every attribute."""
+    w1, w2 = weights
     occ = []
     odds: list[dict[str, float | None]] = []
     for a, b in zip(first.cells, second.cells, strict=True):
@@ -77,6 +93,14 @@ def fuse_observations(
             else:
                 cell[attr] = _sigmoid(w1 * _logit(pa) + w2 * _logit(pb))
         odds.append(cell)
+    return occ, odds
+
+
+def _decoded(
+    first: Observation, second: Observation, occ: list[float],
+    odds: list[dict[str, float | None]],
+) -> Observation:
+    """The occupied cells decoded jointly from fused odds."""
     occupied = [i for i, p in enumerate(occ) if p >= 0.5]
     decoded = dict(zip(occupied, decode_pieces([odds[i] for i in occupied]), strict=True))
     readings = []
@@ -95,16 +119,54 @@ def fuse_observations(
     return Observation(tuple(readings), first.board_view)
 
 
+def with_board_colours(
+    odds: list[dict[str, float | None]], occ: list[float], visible: list[float],
+    parts: list[NDArray[np.float64]], config: BoardColourConfig,
+) -> list[dict[str, float | None]]:
+    """``odds`` with the board's colour evidence (``vision.learn.board_colours``) added to
+    every known P(dark); unknown colours stay unknown."""
+    if config.weight == 0:
+        return odds
+    p_dark = np.array([0.5 if o["color"] is None else float(o["color"]) for o in odds])
+    usable = np.array([o["color"] is not None and p >= 0.5 and v >= config.min_visible
+                       for o, p, v in zip(odds, occ, visible, strict=True)])
+    evidence = board_colour_evidence(parts, p_dark, usable, config)
+    out = []
+    for o, e in zip(odds, evidence, strict=True):
+        cell = dict(o)
+        if cell["color"] is not None and e != 0.0:
+            cell["color"] = _sigmoid(_logit(float(cell["color"])) + config.weight * float(e))
+        out.append(cell)
+    return out
+
+
 def read_cells_fused(
     frame_bgr: NDArray[np.uint8],
     view: BoardView,
     *,
     weights: tuple[float, float] = HAND_LEARNED_WEIGHTS,
+    model: ConvCellModel | None = None,
+    config: LearnedReaderConfig | None = None,
+    colours: BoardColourConfig | None = None,
 ) -> Observation:
-    """Read a board with both the hand-crafted (``vision.read``) and the learned reader, and
-    fuse them (see :func:`fuse_observations`; ``weights`` = hand-crafted, learned)."""
+    """Read a board with both the hand-crafted (``vision.read``) and the learned reader, fuse
+    them (see :func:`fuse_observations`; ``weights`` = hand-crafted, learned), add what the
+    colours of all the pieces on the board say about each one's light/dark
+    (``vision.learn.board_colours``, measured by the hand-crafted reader: top face and near
+    side) and decode the occupied cells jointly."""
     from vision.learn.reader import read_cells_learned
-    from vision.read.reader import read_cells
+    from vision.read.reader import measure_cells, observe_cells
 
-    return fuse_observations(read_cells(frame_bgr, view), read_cells_learned(frame_bgr, view),
-                             weights=weights)
+    _check_weights(weights)
+    if not view:
+        return Observation.empty()
+    feats = measure_cells(frame_bgr, view)
+    hand = observe_cells(feats, view)
+    learned = read_cells_learned(frame_bgr, view, model=model, config=config)
+    occ, odds = _fused_odds(hand, learned, weights)
+    visible = [min(a.visible_fraction, b.visible_fraction)
+               for a, b in zip(hand.cells, learned.cells, strict=True)]
+    odds = with_board_colours(odds, occ, visible,
+                              [np.asarray(feats.top.top_lab, np.float64), feats.side_lab],
+                              colours or BoardColourConfig())
+    return _decoded(hand, learned, occ, odds)

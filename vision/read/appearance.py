@@ -116,11 +116,11 @@ def occupancy_points(view: BoardView, frames: CellFrames) -> FloatArray:
     ], axis=1)
 
 
-def body_lightness(
+def body_colour(
     view: BoardView, frames: CellFrames, patch: LabPatch, heights_m: FloatArray,
     usable: Callable[[FloatArray], NDArray[np.bool_]] | None = None,
-) -> FloatArray:
-    """(16,) median lightness of the near face of a piece of height ``heights_m[i]`` on each
+) -> NDArray[np.float64]:
+    """(16, 3) median Lab colour of the near face of a piece of height ``heights_m[i]`` on each
     cell (between 30 % and 85 % of its height, where neither the contact shadow at the base nor
     the top's highlight dominates); ``usable`` drops points hidden by nearer pieces."""
     f = frames.footprint_m
@@ -131,10 +131,18 @@ def body_lightness(
     ).reshape(16, -1, 2)
     vals, valid = patch.sample(pts)
     ok = valid & (usable(pts) if usable is not None else True)
-    light = np.where(ok, vals[..., 0], np.nan)
     enough = np.sum(ok, axis=1) >= 3
-    light = np.where(enough[:, None], light, vals[..., 0])
-    return np.asarray(np.nanmedian(light, axis=1), dtype=np.float64)
+    keep = np.where(enough[:, None], ok, True)
+    colour = np.where(keep[..., None], vals, np.nan)
+    return np.asarray(np.nanmedian(colour, axis=1), dtype=np.float64)
+
+
+def body_lightness(
+    view: BoardView, frames: CellFrames, patch: LabPatch, heights_m: FloatArray,
+    usable: Callable[[FloatArray], NDArray[np.bool_]] | None = None,
+) -> FloatArray:
+    """(16,) lightness of :func:`body_colour` (the median lightness of the near face)."""
+    return body_colour(view, frames, patch, heights_m, usable)[:, 0]
 
 
 def _colour_mode(samples: NDArray[np.float32], radius: float = 8.0) -> NDArray[np.float32]:

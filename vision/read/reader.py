@@ -29,7 +29,7 @@ from vision.geometry.board_view import BoardView
 from vision.read.appearance import (
     CellColours,
     best_split,
-    body_lightness,
+    body_colour,
     cell_colours,
     dark_probability,
 )
@@ -66,6 +66,9 @@ class CellFeatures:
     heights: HeightFit
     colour_distance: FloatArray
     outline_max: FloatArray
+    #: (16, 3) Lab colour of the near face of each cell's piece at its fitted height
+    #: (``appearance.body_colour``); the top's colour is ``top.top_lab``.
+    side_lab: FloatArray
 
 
 def _logistic(x: FloatArray) -> FloatArray:
@@ -151,8 +154,9 @@ def measure_cells(
     top_visible = _top_visibility(view, frames, occupied_p >= config.occupied_probability,
                                   height)
     top = top_features(view, frames, patch, height)
+    side = body_colour(view, frames, patch, height)
     return CellFeatures(frames, profiles, colours, height, occupied_p, visible, top_visible, top,
-                        patch, fit, colour_d, outline_max)
+                        patch, fit, colour_d, outline_max, side)
 
 
 def _refine_heights(
@@ -278,14 +282,20 @@ def read_cells(
     Observation with 16 ``CellReading``s (row-major), pieces decoded jointly.
     """
     config = config or ReaderConfig()
-    feats = measure_cells(frame_bgr, view, config)
+    return observe_cells(measure_cells(frame_bgr, view, config), view, config)
+
+
+def observe_cells(
+    feats: CellFeatures, view: BoardView, config: ReaderConfig | None = None
+) -> Observation:
+    """The decisions of :func:`read_cells` on features already measured (``measure_cells``)."""
+    config = config or ReaderConfig()
     occupied = feats.occupied_probability >= config.occupied_probability
     idx = np.flatnonzero(occupied)
     usable = feats.visible[idx] >= config.min_visible_fraction
     p_tall = feats.heights.tall_probability[idx]
-    side_light = body_lightness(view, feats.frames, feats.patch, feats.height_m)
     # The top face (lit from above, seen from any angle) and the near side together.
-    lightness = 0.5 * (side_light + feats.top.top_lab[:, 0])
+    lightness = 0.5 * (feats.side_lab[:, 0] + feats.top.top_lab[:, 0])
     p_dark = dark_probability(lightness[idx], usable, feats.colours.scene_white, config,
                               float(feats.colours.bare[0]))
     top_ok = (feats.visible[idx] >= config.min_visible_fraction) & (

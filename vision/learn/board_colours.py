@@ -1,0 +1,117 @@
+"""Light or dark from the colours of all the pieces on one board.
+
+All the light pieces of a set are made of one material and all the dark pieces of another, so
+under one light the pieces of one colour look alike, whatever the lamp, the wood or the paint.
+A single cell's patch cannot use this: a dark wood piece against an orange table, or a light
+piece in a lamp's shadow, looks like the other colour in absolute terms. The other pieces on
+the board show what the two materials look like here and now.
+
+For every piece, this module estimates the two materials' colours from the *other* pieces
+(each counted in the dark group with the reader's own P(dark), in the light group with the
+rest), and asks how much better the dark material than the light one explains the piece's own
+measured colour. Each measured part of a piece (its top face, its near side) is a separate
+measurement; their evidence adds up. The result is a log-likelihood ratio to add to the
+reader's log-odds of dark.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numpy.typing import NDArray
+
+from vision.learn.config import BoardColourConfig
+
+FloatArray = NDArray[np.float64]
+BoolArray = NDArray[np.bool_]
+
+
+def colour_coordinates(lab: FloatArray) -> FloatArray:
+    """(N, 3) Lab colours as the model compares them: lightness as a ratio
+    (``40 log(L + 10)``; a dimmer lamp scales every surface's light alike, and one unit is
+    about one L unit at mid-dark tones), the chroma ``a``, ``b`` as they are."""
+    lab = np.asarray(lab, np.float64)
+    if lab.ndim != 2 or lab.shape[1] != 3:
+        raise ValueError(f"expected (N, 3) Lab colours, got shape {lab.shape}")
+    return np.column_stack([40.0 * np.log(np.maximum(lab[:, 0], 0.0) + 10.0), lab[:, 1:]])
+
+
+def group_evidence(
+    x: FloatArray, p_dark: FloatArray, usable: BoolArray, config: BoardColourConfig
+) -> FloatArray:
+    """Log-likelihood ratio (dark vs light) of each piece's colour ``x`` (N, d) given the two
+    groups the other usable pieces form.
+
+    Notes
+    -----
+    With ``w_j`` the others' P(dark) (kept within ``prior_floor``), the dark material's colour
+    is ``mu_D = sum w_j x_j / n_D`` (``n_D = sum w_j``) and the light one's likewise with
+    ``1 - w_j``. Both share one spread ``s^2``: the others' within-group scatter, pooled with
+    ``prior_pieces`` pieces' worth of the prior spread ``colour_spread``. A group's mean is
+    itself uncertain, so it predicts a new piece with variance ``s^2 (1 + 1 / n)``. The
+    evidence is the difference of the two Gaussian log densities; 0 where either group has
+    fewer than ``min_group`` pieces' worth of weight (nothing to compare with).
+    """
+    x = np.asarray(x, np.float64)
+    n, d = x.shape
+    ok = np.asarray(usable, bool) & np.all(np.isfinite(x), axis=1)
+    w = np.clip(np.asarray(p_dark, np.float64), config.prior_floor, 1.0 - config.prior_floor)
+    xs = np.where(ok[:, None], x, 0.0)
+    out = np.zeros(n)
+    groups = []
+    for wg in (np.where(ok, w, 0.0), np.where(ok, 1.0 - w, 0.0)):
+        # Sums over all usable pieces, then the piece itself taken out (leave one out).
+        count = wg.sum() - wg
+        first = (wg[:, None] * xs).sum(axis=0)[None, :] - wg[:, None] * xs
+        second = (wg * (xs ** 2).sum(axis=1)).sum() - wg * (xs ** 2).sum(axis=1)
+        mean = first / np.maximum(count, 1e-9)[:, None]
+        scatter = np.maximum(second - count * (mean ** 2).sum(axis=1), 0.0)
+        groups.append((count, mean, scatter))
+    (n_d, mu_d, ss_d), (n_l, mu_l, ss_l) = groups
+    others = ok.sum() - ok.astype(np.float64)
+    s2 = ((ss_d + ss_l + config.prior_pieces * d * config.colour_spread ** 2)
+          / (d * (others + config.prior_pieces)))
+    v_d = s2 * (1.0 + 1.0 / np.maximum(n_d, 1e-9))
+    v_l = s2 * (1.0 + 1.0 / np.maximum(n_l, 1e-9))
+    log_d = -0.5 * ((x - mu_d) ** 2).sum(axis=1) / v_d - 0.5 * d * np.log(v_d)
+    log_l = -0.5 * ((x - mu_l) ** 2).sum(axis=1) / v_l - 0.5 * d * np.log(v_l)
+    judged = ok & (n_d >= config.min_group) & (n_l >= config.min_group)
+    out[judged] = np.clip((log_d - log_l)[judged], -config.max_evidence, config.max_evidence)
+    return out
+
+
+def board_colour_evidence(
+    parts: list[FloatArray],
+    p_dark: FloatArray,
+    usable: BoolArray,
+    config: BoardColourConfig | None = None,
+) -> FloatArray:
+    """Log-likelihood ratio (dark vs light) that the other pieces' colours add to each cell.
+
+    Parameters
+    ----------
+    parts : measured Lab colours, one (N, 3) array per part of a piece (e.g. top face, near
+        side); a row of NaN is a part that was not measured.
+    p_dark : (N,) the reader's P(dark) of each piece (the soft group labels of the others).
+    usable : (N,) pieces that take part (occupied and visible enough).
+    config : model knobs.
+
+    Returns
+    -------
+    (N,) evidence in natural log-odds (summed over the parts, each clipped); 0 for unusable
+    pieces and when the other pieces do not form both groups.
+
+    Raises
+    ------
+    ValueError
+        On arrays of different lengths or a part that is not (N, 3).
+    """
+    cfg = config or BoardColourConfig()
+    p = np.asarray(p_dark, np.float64)
+    ok = np.asarray(usable, bool)
+    if len(ok) != len(p) or any(len(np.asarray(a)) != len(p) for a in parts):
+        raise ValueError(f"parts, p_dark and usable must have one length, got "
+                         f"{[len(np.asarray(a)) for a in parts]}, {len(p)}, {len(ok)}")
+    total = np.zeros(len(p))
+    for lab in parts:
+        total += group_evidence(colour_coordinates(lab), p, ok, cfg)
+    return total
