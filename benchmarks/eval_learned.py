@@ -30,6 +30,7 @@ from vision.learn.config import BoardColourConfig, LearnedReaderConfig
 from vision.learn.dataset import OUTPUTS, cell_targets
 from vision.learn.fuse import HAND_LEARNED_WEIGHTS, read_cells_fused
 from vision.learn.reader import read_cells_learned
+from vision.read.exposure import ExposureConfig
 from vision.read.observation import Observation
 
 Reader = Callable[[np.ndarray, BoardView], Observation]
@@ -62,12 +63,13 @@ def read_learned(model: ConvCellModel, config: LearnedReaderConfig) -> Reader:
 
 
 def read_fused(model: ConvCellModel, weights: tuple[float, float],
-               config: LearnedReaderConfig, colours: BoardColourConfig) -> Reader:
+               config: LearnedReaderConfig, colours: BoardColourConfig,
+               exposure: ExposureConfig) -> Reader:
     """The hand-crafted and the learned reader, fused with log-odds ``weights``."""
 
     def read(frame: np.ndarray, view: BoardView) -> Observation:
         return read_cells_fused(frame, view, weights=weights, model=model, config=config,
-                                colours=colours)
+                                colours=colours, exposure=exposure)
 
     return read
 
@@ -167,6 +169,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--colour-weight", type=float, default=BoardColourConfig().weight,
                     help="weight of the board-level colour evidence in the fused reader "
                          "(vision.learn.board_colours; 0 switches it off)")
+    ap.add_argument("--no-exposure", action="store_true",
+                    help="fused reader without brightening dim boards (vision.read.exposure)")
     ap.add_argument("--weights", type=str, default=",".join(map(str, HAND_LEARNED_WEIGHTS)),
                     help="fusion log-odds weights: hand-crafted,learned")
     args = ap.parse_args(argv)
@@ -189,7 +193,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.fuse:
         readers.append(("fused with hand-crafted",
                         read_fused(model, (w_hand, w_learned), config,
-                                   BoardColourConfig(weight=args.colour_weight))))
+                                   BoardColourConfig(weight=args.colour_weight),
+                                   ExposureConfig(max_gain=1.0) if args.no_exposure
+                                   else ExposureConfig())))
     for (name, labels), (reader_name, read) in itertools.product(sets, readers):
         CPU_MS.clear()
         run, rows = evaluate(labels, read)

@@ -19,6 +19,7 @@ from vision.learn.board_colours import board_colour_evidence
 from vision.learn.cnn import ConvCellModel
 from vision.learn.config import BoardColourConfig, LearnedReaderConfig
 from vision.read.decode import decode_pieces
+from vision.read.exposure import ExposureConfig, normalise_exposure
 from vision.read.observation import CellReading, Observation
 from vision.rules.pieces import ATTRIBUTES
 
@@ -148,18 +149,21 @@ def read_cells_fused(
     model: ConvCellModel | None = None,
     config: LearnedReaderConfig | None = None,
     colours: BoardColourConfig | None = None,
+    exposure: ExposureConfig | None = None,
 ) -> Observation:
     """Read a board with both the hand-crafted (``vision.read``) and the learned reader, fuse
     them (see :func:`fuse_observations`; ``weights`` = hand-crafted, learned), add what the
     colours of all the pieces on the board say about each one's light/dark
     (``vision.learn.board_colours``, measured by the hand-crafted reader: top face and near
-    side) and decode the occupied cells jointly."""
+    side) and decode the occupied cells jointly. A frame whose board is exposed darker than
+    the readers were taught on is brightened first (``vision.read.exposure``)."""
     from vision.learn.reader import read_cells_learned
     from vision.read.reader import measure_cells, observe_cells
 
     _check_weights(weights)
     if not view:
         return Observation.empty()
+    frame_bgr, _ = normalise_exposure(frame_bgr, view, exposure)
     feats = measure_cells(frame_bgr, view)
     hand = observe_cells(feats, view)
     learned = read_cells_learned(frame_bgr, view, model=model, config=config)
