@@ -10,13 +10,14 @@ our renders and photoreal_dev).
 """
 
 from vision.learn.cnn import CnnModelError, ConvCellModel, default_cnn, load_cnn
-from vision.learn.config import LearnedReaderConfig
+from vision.learn.config import BoardColourConfig, LearnedReaderConfig
 from vision.learn.fuse import HAND_LEARNED_WEIGHTS, fuse_observations, read_cells_fused
 from vision.learn.patches import PatchConfig
 from vision.learn.reader import predict_cells, read_cells_learned
 
 __all__ = [
     "HAND_LEARNED_WEIGHTS",
+    "BoardColourConfig",
     "CnnModelError",
     "ConvCellModel",
     "LearnedReaderConfig",

@@ -5,6 +5,11 @@ their log-odds with weights (a weighted product of experts; weights below 1 disc
 that are known to be overconfident), then decodes the occupied cells jointly again with
 ``vision.read.decode.decode_pieces``. An attribute unknown to one reader takes the other's
 odds; unknown to both, it stays unknown.
+
+:func:`read_cells_fused`, the reader ``analyze`` and ``watch`` use, also brightens a frame
+whose board the camera left dark (``vision.read.exposure``) and, before decoding, adds what
+the colours of all the pieces on the board say about each one's light/dark
+(``vision.learn.board_colours``).
 """
 
 from __future__ import annotations

@@ -137,14 +137,6 @@ def body_colour(
     return np.asarray(np.nanmedian(colour, axis=1), dtype=np.float64)
 
 
-def body_lightness(
-    view: BoardView, frames: CellFrames, patch: LabPatch, heights_m: FloatArray,
-    usable: Callable[[FloatArray], NDArray[np.bool_]] | None = None,
-) -> FloatArray:
-    """(16,) lightness of :func:`body_colour` (the median lightness of the near face)."""
-    return body_colour(view, frames, patch, heights_m, usable)[:, 0]
-
-
 def _colour_mode(samples: NDArray[np.float32], radius: float = 8.0) -> NDArray[np.float32]:
     """The mean of the densest group of Lab samples (those within ``radius`` of the sample with
     the most neighbours): the board's colour even when pieces cover some samples."""
