@@ -55,6 +55,14 @@ def render_eval(folder: Path, n: int, first: int = FIRST_EVAL_SEED) -> list[Labe
     return labels
 
 
+def non_negative(text: str) -> float:
+    """argparse type: a float >= 0."""
+    value = float(text)
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be >= 0, got {text}")
+    return value
+
+
 def read_learned(model: ConvCellModel, config: LearnedReaderConfig) -> Reader:
     def read(frame: np.ndarray, view: BoardView) -> Observation:
         return read_cells_learned(frame, view, model=model, config=config)
@@ -166,7 +174,7 @@ def main(argv: list[str] | None = None) -> int:
                     help="also score the learned reader fused with the hand-crafted one")
     ap.add_argument("--no-board-heights", action="store_true",
                     help="without the board-level height evidence (vision.learn.board_heights)")
-    ap.add_argument("--colour-weight", type=float, default=BoardColourConfig().weight,
+    ap.add_argument("--colour-weight", type=non_negative, default=BoardColourConfig().weight,
                     help="weight of the board-level colour evidence in the fused reader "
                          "(vision.learn.board_colours; 0 switches it off)")
     ap.add_argument("--no-exposure", action="store_true",

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from vision.learn.board_colours import board_colour_evidence, colour_coordinates
+from vision.learn.board_colours import board_colour_evidence, colour_coordinates, group_evidence
 from vision.learn.config import BoardColourConfig
 from vision.learn.fuse import with_board_colours
 
@@ -31,17 +31,58 @@ def test_a_piece_the_reader_doubts_is_pulled_to_the_group_it_matches() -> None:
     assert all((e > 0) == d for e, d in zip(ev[1:], DARKS[1:], strict=True))
 
 
-def test_a_dimmer_lamp_does_not_change_the_verdict() -> None:
+def test_a_dimmer_lamp_does_not_change_the_evidence() -> None:
     lab = board(DARKS, seed=1)
     p_dark = np.array([0.5] + [0.9 if d else 0.1 for d in DARKS[1:]])
     ok = np.ones(len(DARKS), bool)
     bright = board_colour_evidence([lab], p_dark, ok)
     dim = lab.copy()
-    dim[:, 0] = 0.6 * (dim[:, 0] + 10.0) - 10.0  # every surface gets 60 % of the light
-    dimmed = board_colour_evidence([dim], p_dark, ok)
-    assert np.all(np.sign(bright) == np.sign(dimmed))
+    dim[:, 0] = 0.6 * (dim[:, 0] + 10.0) - 10.0  # lightness as a ratio: 60 % of the light
+    np.testing.assert_allclose(board_colour_evidence([dim], p_dark, ok), bright, atol=1e-9)
     np.testing.assert_allclose(colour_coordinates(dim)[:, 0] - colour_coordinates(lab)[:, 0],
                                40.0 * np.log(0.6))
+
+
+def reference_evidence(x: np.ndarray, p: np.ndarray, ok: np.ndarray,
+                       cfg: BoardColourConfig) -> np.ndarray:
+    """``group_evidence`` written out piece by piece, as its docstring says."""
+    n, d = x.shape
+    out = np.zeros(n)
+    ok = ok & np.all(np.isfinite(x), axis=1)
+    for i in np.flatnonzero(ok):
+        o = ok.copy()
+        o[i] = False
+        xo, po = x[o], p[o]
+        wf = np.clip(po, cfg.prior_floor, 1 - cfg.prior_floor)
+        stats = []
+        for w_mean, w_read in ((wf, po), (1 - wf, 1 - po)):
+            mu = (w_mean[:, None] * xo).sum(0) / max(w_mean.sum(), 1e-9)
+            stats.append((w_read.sum(), mu, (w_read * ((xo - mu) ** 2).sum(1)).sum()))
+        (nd, md, sd), (nl, ml, sl) = stats
+        s2 = (sd + sl + cfg.prior_pieces * d * cfg.colour_spread ** 2) / (
+            d * (max(len(xo) - 2, 0) + cfg.prior_pieces))
+        if nd < cfg.min_group or nl < cfg.min_group:
+            continue
+        vd, vl = s2 * (1 + 1 / nd), s2 * (1 + 1 / nl)
+        e = (-0.5 * ((x[i] - md) ** 2).sum() / vd - 0.5 * d * np.log(vd)
+             + 0.5 * ((x[i] - ml) ** 2).sum() / vl + 0.5 * d * np.log(vl))
+        out[i] = np.clip(e, -cfg.max_evidence, cfg.max_evidence)
+    return out
+
+
+def test_group_evidence_matches_the_piece_by_piece_definition() -> None:
+    rng = np.random.default_rng(7)
+    cfg = BoardColourConfig()
+    for _ in range(60):
+        n = int(rng.integers(1, 17))
+        dark = rng.random(n) < 0.5
+        x = colour_coordinates(board(list(dark), seed=int(rng.integers(1 << 30)),
+                                     noise=float(rng.uniform(0.5, 8.0))))
+        x[rng.random(n) < 0.1] = np.nan
+        p = np.clip(np.where(dark, 0.9, 0.1) + rng.normal(0, 0.15, n), 0, 1)
+        ok = rng.random(n) < 0.9
+        np.testing.assert_allclose(group_evidence(x, p, ok, cfg),
+                                   reference_evidence(x, p, ok, cfg), atol=1e-9)
 
 
 def test_no_evidence_without_both_groups_among_the_others() -> None:
@@ -90,3 +131,14 @@ def test_fused_odds_take_the_evidence_and_unknown_colours_stay_unknown() -> None
     # Empty cells (P(occupied) < 0.5) and hidden pieces take no part.
     empty = with_board_colours(odds, [0.1] * n, [1.0] * n, [lab], BoardColourConfig())
     assert empty[0]["color"] == 0.3
+    hidden = with_board_colours(odds, [0.9] * n, [0.2] + [1.0] * (n - 1), [lab],
+                                BoardColourConfig())
+    assert hidden[0]["color"] == 0.3
+
+
+def test_a_group_made_of_floor_weight_alone_is_no_group() -> None:
+    """Fifteen pieces all read light: the "dark group" would be 15 x 5 % of them."""
+    lab = board([False] * 16, seed=4)
+    p = np.full(16, 0.01)
+    p[0] = 0.5
+    assert np.all(board_colour_evidence([lab], p, np.ones(16, bool)) == 0.0)

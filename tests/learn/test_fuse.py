@@ -60,3 +60,51 @@ def test_fused_reader_runs_both_readers() -> None:
     image = np.full((360, 640, 3), 90, np.uint8)
     obs = read_cells_fused(image, view)
     assert len(obs) == 16 and obs.board_view is view
+
+
+def test_fused_reader_without_its_extra_steps_is_the_plain_fusion() -> None:
+    """``read_cells_fused`` with the board colours and the brightening switched off gives
+    exactly what fusing the two readers' observations gives."""
+    from pathlib import Path
+
+    import cv2
+    import numpy as np
+
+    from vision.evaluation.labels import load_label
+    from vision.learn import read_cells_fused, read_cells_learned
+    from vision.learn.config import BoardColourConfig
+    from vision.learn.fuse import HAND_LEARNED_WEIGHTS
+    from vision.read import read_cells
+    from vision.read.exposure import ExposureConfig
+
+    root = Path(__file__).resolve().parents[2] / "sample_images"
+    label = load_label(root / "gigamic_black_full_000004.json")
+    image, view = cv2.imread(str(label.image_path)), label.board_view
+    assert view
+    off = read_cells_fused(image, view, colours=BoardColourConfig(weight=0.0),
+                           exposure=ExposureConfig(max_gain=1.0))
+    plain = fuse_observations(read_cells(image, view), read_cells_learned(image, view),
+                              weights=HAND_LEARNED_WEIGHTS)
+    for a, b in zip(off.cells, plain.cells, strict=True):
+        assert a.piece == b.piece
+        assert a.occupied_probability == pytest.approx(b.occupied_probability)
+        for attr in ATTRIBUTES:
+            pa, pb = a.attribute_probability[attr], b.attribute_probability[attr]
+            assert (pa is None) == (pb is None)
+            if pa is not None:
+                assert np.isclose(pa, pb)
+
+
+def test_fused_reader_checks_the_frame_and_a_missing_board_reads_nothing() -> None:
+    import numpy as np
+
+    from tests.learn.test_sampling import make_view
+    from vision.geometry.board_view import BoardNotFound
+    from vision.learn import read_cells_fused
+
+    image = np.full((360, 640, 3), 90, np.uint8)
+    assert len(read_cells_fused(image, BoardNotFound("no board"))) == 0
+    with pytest.raises(ValueError, match="frame_bgr"):
+        read_cells_fused(np.zeros((360, 640), np.uint8), BoardNotFound("no board"))
+    with pytest.raises(ValueError, match="frame_bgr"):
+        read_cells_fused(image[..., :2].copy(), make_view())

@@ -65,9 +65,28 @@ def test_gain_table_is_monotone_and_identity_at_one() -> None:
     assert np.all(np.diff(t.astype(int)) >= 0) and t[0] == 0 and t[255] == 255 and t[128] > 128
 
 
+def test_a_glint_on_under_one_percent_of_the_board_does_not_set_the_exposure() -> None:
+    view = make_view()
+    img = scene(10, 120)
+    glint = exposure_gain(img, view)
+    cx, cy = view.project(np.array([[0.06, 0.06, 0.0]]))[0].astype(int)
+    img[cy - 2 : cy + 2, cx - 2 : cx + 2] = 255  # 16 pixels of specular glare
+    assert exposure_gain(img, view) == pytest.approx(glint, rel=0.02)
+
+
+def test_a_gain_under_min_gain_is_not_applied() -> None:
+    view = make_view()
+    img = scene(10, 120)
+    gain = exposure_gain(img, view)
+    out, applied = normalise_exposure(img, view, ExposureConfig(min_gain=gain + 0.01))
+    assert applied == 1.0 and out is img
+
+
 def test_bad_input_raises() -> None:
-    with pytest.raises(ValueError, match="uint8"):
+    with pytest.raises(ValueError, match=r"frame_bgr must be an \(H, W, 3\).*\(10, 10\)"):
         normalise_exposure(np.zeros((10, 10), np.uint8), make_view())
+    with pytest.raises(ValueError, match="frame_bgr must be uint8, got float32"):
+        normalise_exposure(np.zeros((10, 10, 3), np.float32), make_view())
     with pytest.raises(ValueError, match="target_highlight"):
         ExposureConfig(target_highlight=0.0)
     with pytest.raises(ValueError, match="max_gain"):

@@ -26,9 +26,23 @@ BoolArray = NDArray[np.bool_]
 
 
 def colour_coordinates(lab: FloatArray) -> FloatArray:
-    """(N, 3) Lab colours as the model compares them: lightness as a ratio
-    (``40 log(L + 10)``; a dimmer lamp scales every surface's light alike, and one unit is
-    about one L unit at mid-dark tones), the chroma ``a``, ``b`` as they are."""
+    """Lab colours as the model compares them.
+
+    Parameters
+    ----------
+    lab : (N, 3) CIE Lab colours (L in 0..100).
+
+    Returns
+    -------
+    (N, 3): lightness as a ratio, ``40 log(L + 10)`` (a dimmer lamp scales every surface's
+    light alike; one unit is about one L unit at mid-dark tones), and the chroma ``a``, ``b``
+    as they are.
+
+    Raises
+    ------
+    ValueError
+        When ``lab`` is not (N, 3).
+    """
     lab = np.asarray(lab, np.float64)
     if lab.ndim != 2 or lab.shape[1] != 3:
         raise ValueError(f"expected (N, 3) Lab colours, got shape {lab.shape}")
@@ -38,43 +52,69 @@ def colour_coordinates(lab: FloatArray) -> FloatArray:
 def group_evidence(
     x: FloatArray, p_dark: FloatArray, usable: BoolArray, config: BoardColourConfig
 ) -> FloatArray:
-    """Log-likelihood ratio (dark vs light) of each piece's colour ``x`` (N, d) given the two
-    groups the other usable pieces form.
+    """Log-likelihood ratio (dark vs light) of each piece's colour given the two groups the
+    other usable pieces form.
+
+    Parameters
+    ----------
+    x : (N, d) colour coordinates (:func:`colour_coordinates`); rows with a NaN are unusable.
+    p_dark : (N,) the reader's P(dark) of each piece.
+    usable : (N,) pieces that take part.
+    config : model knobs.
+
+    Returns
+    -------
+    (N,) evidence, clipped to +- ``max_evidence``; 0 for unusable pieces and where the
+    others do not hold ``min_group`` pieces' worth of each colour.
 
     Notes
     -----
-    With ``w_j`` the others' P(dark) (kept within ``prior_floor``), the dark material's colour
-    is ``mu_D = sum w_j x_j / n_D`` (``n_D = sum w_j``) and the light one's likewise with
-    ``1 - w_j``. Both share one spread ``s^2``: the others' within-group scatter, pooled with
-    ``prior_pieces`` pieces' worth of the prior spread ``colour_spread``. A group's mean is
-    itself uncertain, so it predicts a new piece with variance ``s^2 (1 + 1 / n)``. The
-    evidence is the difference of the two Gaussian log densities; 0 where either group has
-    fewer than ``min_group`` pieces' worth of weight (nothing to compare with).
+    Each other piece ``j`` counts in the dark group with weight ``p_j`` (its P(dark)) and in
+    the light group with ``1 - p_j``. The groups' colours are weighted means; for them the
+    weights are kept within ``prior_floor`` of 0 and 1, so no single reading pins a group
+    down. The two groups share one spread ``s^2``: the others' scatter around their own
+    group's mean (weights ``p_j``, ``1 - p_j`` as read), pooled with ``prior_pieces`` pieces'
+    worth of the prior spread ``colour_spread``, over the degrees of freedom left after the
+    two means. A group's mean is itself uncertain, so it predicts a new piece with variance
+    ``s^2 (1 + 1 / n)`` (``n`` its pieces' worth). The evidence is the difference of the two
+    Gaussian log densities at the piece's own colour. Everything is computed leaving the
+    piece itself out.
     """
     x = np.asarray(x, np.float64)
     n, d = x.shape
     ok = np.asarray(usable, bool) & np.all(np.isfinite(x), axis=1)
-    w = np.clip(np.asarray(p_dark, np.float64), config.prior_floor, 1.0 - config.prior_floor)
+    p = np.clip(np.nan_to_num(np.asarray(p_dark, np.float64), nan=0.5), 0.0, 1.0)
+    floored = np.clip(p, config.prior_floor, 1.0 - config.prior_floor)
     xs = np.where(ok[:, None], x, 0.0)
-    out = np.zeros(n)
+    sq = (xs ** 2).sum(axis=1)
+
+    def leave_one_out(w: FloatArray) -> tuple[FloatArray, FloatArray]:
+        """Per piece: the others' summed weight and weighted sum of colours."""
+        w = np.where(ok, w, 0.0)
+        return w.sum() - w, (w[:, None] * xs).sum(axis=0)[None, :] - w[:, None] * xs
+
     groups = []
-    for wg in (np.where(ok, w, 0.0), np.where(ok, 1.0 - w, 0.0)):
-        # Sums over all usable pieces, then the piece itself taken out (leave one out).
-        count = wg.sum() - wg
-        first = (wg[:, None] * xs).sum(axis=0)[None, :] - wg[:, None] * xs
-        second = (wg * (xs ** 2).sum(axis=1)).sum() - wg * (xs ** 2).sum(axis=1)
-        mean = first / np.maximum(count, 1e-9)[:, None]
-        scatter = np.maximum(second - count * (mean ** 2).sum(axis=1), 0.0)
-        groups.append((count, mean, scatter))
+    for wf, wr in ((floored, p), (1.0 - floored, 1.0 - p)):
+        n_f, s_f = leave_one_out(wf)
+        mean = s_f / np.maximum(n_f, 1e-9)[:, None]
+        # Scatter of the others around this mean, with their weights as read:
+        # sum_j w_j |x_j - mu|^2 = sum w |x|^2 - 2 mu . sum w x + |mu|^2 sum w.
+        n_r, s_r = leave_one_out(wr)
+        w_r = np.where(ok, wr, 0.0)
+        second = (w_r * sq).sum() - w_r * sq
+        scatter = np.maximum(second - 2.0 * (mean * s_r).sum(axis=1)
+                             + n_r * (mean ** 2).sum(axis=1), 0.0)
+        groups.append((n_r, mean, scatter))
     (n_d, mu_d, ss_d), (n_l, mu_l, ss_l) = groups
     others = ok.sum() - ok.astype(np.float64)
-    s2 = ((ss_d + ss_l + config.prior_pieces * d * config.colour_spread ** 2)
-          / (d * (others + config.prior_pieces)))
+    dof = np.maximum(others - 2.0, 0.0) + config.prior_pieces
+    s2 = (ss_d + ss_l + config.prior_pieces * d * config.colour_spread ** 2) / (d * dof)
     v_d = s2 * (1.0 + 1.0 / np.maximum(n_d, 1e-9))
     v_l = s2 * (1.0 + 1.0 / np.maximum(n_l, 1e-9))
     log_d = -0.5 * ((x - mu_d) ** 2).sum(axis=1) / v_d - 0.5 * d * np.log(v_d)
     log_l = -0.5 * ((x - mu_l) ** 2).sum(axis=1) / v_l - 0.5 * d * np.log(v_l)
     judged = ok & (n_d >= config.min_group) & (n_l >= config.min_group)
+    out = np.zeros(n)
     out[judged] = np.clip((log_d - log_l)[judged], -config.max_evidence, config.max_evidence)
     return out
 

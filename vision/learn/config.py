@@ -77,17 +77,28 @@ class BoardColourConfig:
     #: P(dark) already holds part of what the piece's colour says.
     weight: float = 0.25
     #: Prior spread (standard deviation per colour coordinate) of one material's measured
-    #: colour between the pieces of one board: shading, glare and small measurement errors.
+    #: colour between the pieces of one board: shading across the board and measurement
+    #: errors of a few Lab units (a lamp's gradient shifts lightness by 10-20 units over a
+    #: whole board, a few units between neighbours).
     colour_spread: float = 4.0
-    #: How many pieces' worth of weight the prior spread carries against the measured scatter.
+    #: How many pieces' worth of weight the prior spread carries against the measured scatter
+    #: (two: with few pieces on the board the prior dominates, with many the board's own).
     prior_pieces: float = 2.0
-    #: The others' P(dark) is kept within [floor, 1 - floor] (a wrong read must not pin a group).
+    #: For the groups' colours the others' P(dark) is kept within [floor, 1 - floor]: the
+    #: readers are wrong on a few % of pieces, so no single reading pins a group down.
     prior_floor: float = 0.05
-    #: Each group needs at least this many pieces' worth of weight among the others.
+    #: Each group needs this many pieces' worth of P(dark) (or 1 - P(dark)) among the others:
+    #: under one piece's worth there is no group of that colour to compare with.
     min_group: float = 0.7
     #: Pieces predicted less visible than this take no part (their colour is mostly another's).
     min_visible: float = 0.3
-    #: The evidence of each part is clipped to +- this many log-odds units.
+    #: A piece's near side is used only when the geometric reader sees at least this share of
+    #: the piece, and its top only when it sees this share of the top (and not edge-on, the
+    #: reader's ``min_top_sine``): below, the sampled colour is largely what stands in front.
+    min_side_visible: float = 0.6
+    min_top_visible: float = 0.5
+    #: The evidence of each part is clipped to +- this many log-odds units: one measurement
+    #: far from both groups (glare, a hand) must not outweigh the network's own reading.
     max_evidence: float = 6.0
 
     def __post_init__(self) -> None:
@@ -98,8 +109,10 @@ class BoardColourConfig:
             raise ValueError(f"prior_floor must be within (0, 0.5), max_evidence and min_group "
                              f"positive, got {self.prior_floor!r}, {self.max_evidence!r}, "
                              f"{self.min_group!r}")
-        if not 0.0 <= self.min_visible <= 1.0:
-            raise ValueError(f"min_visible must be within [0, 1], got {self.min_visible!r}")
+        for name in ("min_visible", "min_side_visible", "min_top_visible"):
+            value = getattr(self, name)
+            if not 0.0 <= value <= 1.0:
+                raise ValueError(f"{name} must be within [0, 1], got {value!r}")
 
 
 @dataclass(frozen=True)

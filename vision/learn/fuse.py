@@ -23,9 +23,12 @@ from vision.geometry.board_view import BoardView
 from vision.learn.board_colours import board_colour_evidence
 from vision.learn.cnn import ConvCellModel
 from vision.learn.config import BoardColourConfig, LearnedReaderConfig
+from vision.read.config import ReaderConfig
 from vision.read.decode import decode_pieces
 from vision.read.exposure import ExposureConfig, normalise_exposure
 from vision.read.observation import CellReading, Observation
+from vision.read.reader import CellFeatures
+from vision.read.sampling import check_frame
 from vision.rules.pieces import ATTRIBUTES
 
 #: Probabilities are kept this far from 0 and 1 before taking log-odds.
@@ -156,16 +159,38 @@ def read_cells_fused(
     colours: BoardColourConfig | None = None,
     exposure: ExposureConfig | None = None,
 ) -> Observation:
-    """Read a board with both the hand-crafted (``vision.read``) and the learned reader, fuse
-    them (see :func:`fuse_observations`; ``weights`` = hand-crafted, learned), add what the
-    colours of all the pieces on the board say about each one's light/dark
-    (``vision.learn.board_colours``, measured by the hand-crafted reader: top face and near
-    side) and decode the occupied cells jointly. A frame whose board is exposed darker than
-    the readers were taught on is brightened first (``vision.read.exposure``)."""
+    """Read a board with both the hand-crafted and the learned reader (the reader ``analyze``
+    and ``watch`` use).
+
+    A frame whose board is exposed darker than the readers were taught on is brightened first
+    (``vision.read.exposure``). The two readings are fused (:func:`fuse_observations`), what
+    the colours of all the pieces on the board say about each one's light/dark is added
+    (``vision.learn.board_colours``; colours measured by the hand-crafted reader, see
+    :func:`measured_colours`), and the occupied cells are decoded jointly.
+
+    Parameters
+    ----------
+    frame_bgr : (H, W, 3) uint8 BGR image.
+    view : the board; a falsy one (``BoardNotFound``) gives ``Observation.empty()``.
+    weights : log-odds weights (hand-crafted, learned).
+    model, config : the learned reader's network and knobs (default: packaged, defaults).
+    colours : knobs of the board colour evidence (``weight=0`` switches it off).
+    exposure : knobs of the brightening (``max_gain=1`` switches it off).
+
+    Returns
+    -------
+    Observation with 16 ``CellReading`` s.
+
+    Raises
+    ------
+    ValueError
+        When ``frame_bgr`` is not an (H, W, 3) uint8 image or a weight is negative.
+    """
     from vision.learn.reader import read_cells_learned
     from vision.read.reader import measure_cells, observe_cells
 
     _check_weights(weights)
+    check_frame(frame_bgr)
     if not view:
         return Observation.empty()
     frame_bgr, _ = normalise_exposure(frame_bgr, view, exposure)
@@ -175,7 +200,17 @@ def read_cells_fused(
     occ, odds = _fused_odds(hand, learned, weights)
     visible = [min(a.visible_fraction, b.visible_fraction)
                for a, b in zip(hand.cells, learned.cells, strict=True)]
-    odds = with_board_colours(odds, occ, visible,
-                              [np.asarray(feats.top.top_lab, np.float64), feats.side_lab],
-                              colours or BoardColourConfig())
+    cfg = colours or BoardColourConfig()
+    odds = with_board_colours(odds, occ, visible, measured_colours(feats, cfg), cfg)
     return _decoded(hand, learned, occ, odds)
+
+
+def measured_colours(feats: CellFeatures, config: BoardColourConfig) -> list[NDArray[np.float64]]:
+    """The geometric reader's top and near-side colours of every cell, (16, 3) Lab each, NaN
+    where that part is not seen well enough to stand for the piece (see ``BoardColourConfig``)."""
+    top_seen = ((feats.top_visible >= config.min_top_visible)
+                & (feats.frames.top_sine >= ReaderConfig().min_top_sine))
+    side_seen = feats.visible >= config.min_side_visible
+    top = np.where(top_seen[:, None], np.asarray(feats.top.top_lab, np.float64), np.nan)
+    side = np.where(side_seen[:, None], feats.side_lab, np.nan)
+    return [top, side]

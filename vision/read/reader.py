@@ -38,7 +38,7 @@ from vision.read.decode import decode_pieces
 from vision.read.geometry import CellFrames, cell_frames, circle_points, project_grid
 from vision.read.heights import HeightFit, fit_heights
 from vision.read.observation import CellReading, Observation
-from vision.read.sampling import LabPatch, lab_patch
+from vision.read.sampling import LabPatch, check_frame, lab_patch
 from vision.read.silhouette import HeightProfiles, height_profiles
 from vision.read.top import TopFeatures, outline_fit_profile, top_features
 from vision.read.visibility import OcclusionMask
@@ -75,14 +75,6 @@ def _logistic(x: FloatArray) -> FloatArray:
     return np.asarray(1.0 / (1.0 + np.exp(-np.clip(x, -40.0, 40.0))))
 
 
-def _check_frame(frame_bgr: NDArray[np.uint8]) -> None:
-    if not isinstance(frame_bgr, np.ndarray) or frame_bgr.ndim != 3 or frame_bgr.shape[2] != 3:
-        shape = getattr(frame_bgr, "shape", type(frame_bgr).__name__)
-        raise ValueError(f"frame_bgr must be an (H, W, 3) uint8 BGR image, got {shape}")
-    if frame_bgr.dtype != np.uint8:
-        raise ValueError(f"frame_bgr must be uint8, got {frame_bgr.dtype}")
-
-
 def measure_cells(
     frame_bgr: NDArray[np.uint8], view: BoardView, config: ReaderConfig | None = None
 ) -> CellFeatures:
@@ -93,7 +85,7 @@ def measure_cells(
     added to the occlusion mask for the cells behind it.
     """
     config = config or ReaderConfig()
-    _check_frame(frame_bgr)
+    check_frame(frame_bgr)
     frames = cell_frames(view, config.footprint_frac_of_ring)
     f = frames.footprint_m
     # Region that can hold the board and the tallest piece on any cell.
