@@ -6,6 +6,10 @@ Fresh renders are seeds 800000.. of ``vision.render.render_still`` with default 
 (rendered into ``--cache`` when missing, about 1 s each). For each set it prints overall figures
 by elevation band and board style, per-attribute confusion tables, the acceptance figures, the
 reading time per image (one core) and the calibration of the occupancy and attribute odds.
+
+``--fuse`` also scores the reader ``analyze`` and ``watch`` use (``read_cells_fused``);
+``--colour-weight W`` sets its board colour evidence (0 switches it off) and ``--no-exposure``
+switches off its brightening of dim boards, for the with/without comparisons in design.md.
 """
 
 from __future__ import annotations
