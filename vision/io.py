@@ -26,6 +26,18 @@ _JPEG_EOI = b"\xff\xd9"
 _PNG_SIG = b"\x89PNG\r\n\x1a\n"
 
 
+def check_frame(frame: object, name: str = "frame_bgr", min_side: int = 0) -> None:
+    """Raise ``ValueError`` unless ``frame`` is an (H, W, 3) uint8 BGR image with sides of at
+    least ``min_side`` pixels; the message names the parameter (``name``) and what it got."""
+    if not isinstance(frame, np.ndarray) or frame.ndim != 3 or frame.shape[2] != 3:
+        shape = getattr(frame, "shape", type(frame).__name__)
+        raise ValueError(f"{name} must be an (H, W, 3) uint8 BGR image, got {shape}")
+    if frame.dtype != np.uint8:
+        raise ValueError(f"{name} must be uint8, got {frame.dtype}")
+    if min(frame.shape[:2]) < min_side:
+        raise ValueError(f"{name} is too small: {frame.shape[1]}x{frame.shape[0]}")
+
+
 class ImageReadError(ValueError):
     """An image file could not be used; the message is one line and names the file."""
 

@@ -20,6 +20,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from vision.geometry.board_view import BoardView
+from vision.io import check_frame
 from vision.learn.board_colours import board_colour_evidence
 from vision.learn.cnn import ConvCellModel
 from vision.learn.config import BoardColourConfig, LearnedReaderConfig
@@ -28,7 +29,6 @@ from vision.read.decode import decode_pieces
 from vision.read.exposure import ExposureConfig, normalise_exposure
 from vision.read.observation import CellReading, Observation
 from vision.read.reader import CellFeatures
-from vision.read.sampling import check_frame
 from vision.rules.pieces import ATTRIBUTES
 
 #: Probabilities are kept this far from 0 and 1 before taking log-odds.

@@ -26,6 +26,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from vision.geometry.board_view import BoardView
+from vision.io import check_frame
 from vision.learn.sampling import (
     CellFrames,
     Pyramid,
@@ -154,9 +155,7 @@ def cell_patches(
     cfg = config or PatchConfig()
     if not isinstance(view, BoardView):
         raise ValueError(f"view must be a BoardView, got {type(view).__name__}")
-    frame = np.asarray(frame_bgr)
-    if frame.ndim != 3 or frame.shape[2] != 3 or frame.dtype != np.uint8:
-        raise ValueError(f"frame_bgr must be (H, W, 3) uint8 BGR, got {frame.shape} {frame.dtype}")
+    check_frame(frame_bgr)
     frames = cell_frames(view)
     n, k = cfg.size, len(frames.centers)
     pts_m = patch_points_m(frames, cfg).reshape(k, -1, 3)
@@ -166,7 +165,7 @@ def cell_patches(
     level = np.clip(level, 0, cfg.max_level)
     ref_m, corners = reference_points_m(view)
 
-    pyr = Pyramid(frame, cfg.max_level)
+    pyr = Pyramid(frame_bgr, cfg.max_level)
     n_pts = pts_m.shape[1]
     all_px = view.project(np.vstack([pts_m.reshape(-1, 3), ref_m]))
     lv = np.concatenate([np.repeat(level, n_pts), np.full(len(ref_m), int(np.median(level)))])

@@ -19,6 +19,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from vision.geometry.board_view import BoardView
+from vision.io import check_frame
 
 FloatArray = NDArray[np.float64]
 
@@ -156,10 +157,7 @@ class Pyramid:
     """
 
     def __init__(self, frame_bgr: NDArray[np.uint8], levels: int) -> None:
-        if frame_bgr.ndim != 3 or frame_bgr.shape[2] != 3 or frame_bgr.dtype != np.uint8:
-            raise ValueError(
-                f"frame_bgr must be (H, W, 3) uint8, got {frame_bgr.shape} {frame_bgr.dtype}"
-            )
+        check_frame(frame_bgr)
         self.size_wh = (frame_bgr.shape[1], frame_bgr.shape[0])
         self.levels: list[NDArray[np.uint8]] = [frame_bgr]
         for _ in range(levels):

@@ -38,6 +38,8 @@ from numpy.typing import NDArray
 from vision.geometry.board_spec import BoardSpec
 from vision.geometry.board_view import BoardNotFound, BoardView
 from vision.geometry.camera import Camera, Intrinsics
+from vision.io import MIN_SIDE_PX
+from vision.io import check_frame as check_image
 from vision.locate.candidates import Ellipse, find_ellipses
 from vision.locate.config import LocateConfig
 from vision.locate.fit import (
@@ -87,13 +89,9 @@ _MIRROR = np.array([[1.0, 0.0, 0.0], [0.0, -1.0, 3.0], [0.0, 0.0, 1.0]])
 
 
 def check_frame(frame: NDArray[np.uint8]) -> None:
-    """Raise ``ValueError`` unless ``frame`` is an (H, W, 3) uint8 BGR image."""
-    if not isinstance(frame, np.ndarray):
-        raise ValueError(f"frame must be a numpy array, got {type(frame).__name__}")
-    if frame.ndim != 3 or frame.shape[2] != 3 or frame.dtype != np.uint8:
-        raise ValueError(f"frame must be (H, W, 3) uint8 BGR, got {frame.dtype} {frame.shape}")
-    if min(frame.shape[:2]) < 32:
-        raise ValueError(f"frame is too small: {frame.shape[1]}x{frame.shape[0]}")
+    """Raise ``ValueError`` unless ``frame`` is an (H, W, 3) uint8 BGR image big enough to
+    hold a board (``vision.io.MIN_SIDE_PX``)."""
+    check_image(frame, "frame", MIN_SIDE_PX)
 
 
 def _pitch_px(H: FloatArray) -> float:

@@ -26,7 +26,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from vision.geometry.board_view import BoardView
-from vision.read.sampling import check_frame
+from vision.io import check_frame
 
 _CODES = np.arange(256) / 255.0
 #: Linear value of every 8-bit sRGB code.

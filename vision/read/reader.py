@@ -26,6 +26,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from vision.geometry.board_view import BoardView
+from vision.io import check_frame
 from vision.read.appearance import (
     CellColours,
     best_split,
@@ -38,7 +39,7 @@ from vision.read.decode import decode_pieces
 from vision.read.geometry import CellFrames, cell_frames, circle_points, project_grid
 from vision.read.heights import HeightFit, fit_heights
 from vision.read.observation import CellReading, Observation
-from vision.read.sampling import LabPatch, check_frame, lab_patch
+from vision.read.sampling import LabPatch, lab_patch
 from vision.read.silhouette import HeightProfiles, height_profiles
 from vision.read.top import TopFeatures, outline_fit_profile, top_features
 from vision.read.visibility import OcclusionMask

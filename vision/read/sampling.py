@@ -18,16 +18,6 @@ from numpy.typing import NDArray
 FloatArray = NDArray[np.float64]
 
 
-def check_frame(frame_bgr: NDArray[np.uint8]) -> None:
-    """Raise ``ValueError`` unless ``frame_bgr`` is an (H, W, 3) uint8 BGR image (the message
-    names what was received)."""
-    if not isinstance(frame_bgr, np.ndarray) or frame_bgr.ndim != 3 or frame_bgr.shape[2] != 3:
-        shape = getattr(frame_bgr, "shape", type(frame_bgr).__name__)
-        raise ValueError(f"frame_bgr must be an (H, W, 3) uint8 BGR image, got {shape}")
-    if frame_bgr.dtype != np.uint8:
-        raise ValueError(f"frame_bgr must be uint8, got {frame_bgr.dtype}")
-
-
 @dataclass(frozen=True)
 class LabPatch:
     """A Lab (float32) crop of the frame; ``origin_xy`` is its top-left pixel in the frame and
