@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from functools import cached_property
 
 import cv2
 import numpy as np
@@ -116,20 +117,41 @@ class Camera:
     def project(self, points_xyz: FloatArray) -> FloatArray:
         """Project ``(N, 3)`` world points (or ``(N, 2)``, taken at z = 0) to ``(N, 2)`` pixels."""
         pts = _as_xyz(points_xyz)
-        if self.intrinsics.has_distortion:
-            px, _ = cv2.projectPoints(
-                pts.reshape(-1, 1, 3),
-                self.pose.rvec,
-                self.pose.t,
-                self.intrinsics.matrix,
-                self.intrinsics.dist,
-            )
-            return np.asarray(px, dtype=np.float64).reshape(-1, 2)
-        cam = self.pose.to_camera(pts)
+        K = self.intrinsics
+        if K.has_distortion:
+            if self._distortion is None:  # tilted sensor: OpenCV's own model
+                px, _ = cv2.projectPoints(
+                    pts.reshape(-1, 1, 3), self.pose.rvec, self.pose.t, K.matrix, K.dist
+                )
+                return np.asarray(px, dtype=np.float64).reshape(-1, 2)
+            return _project_distorted(pts, self._rotation_cv, self.pose.t, K, self._distortion)
+        cam = pts @ self.pose.R.T + self.pose.t
         z = cam[:, 2:3]
         uv = cam[:, :2] / np.where(np.abs(z) < 1e-12, 1e-12, z)
-        K = self.intrinsics
-        return np.column_stack([uv[:, 0] * K.fx + K.cx, uv[:, 1] * K.fy + K.cy])
+        out = np.empty((len(pts), 2))
+        out[:, 0] = uv[:, 0] * K.fx + K.cx
+        out[:, 1] = uv[:, 1] * K.fy + K.cy
+        return out
+
+    @cached_property
+    def _rotation_cv(self) -> FloatArray:
+        """The rotation ``cv2.projectPoints`` uses: ``R`` through its rotation vector and back
+        (it differs from ``R`` in the last bits; kept so projections match OpenCV's exactly)."""
+        R, _ = cv2.Rodrigues(self.pose.rvec)
+        return np.asarray(R, dtype=np.float64)
+
+    @cached_property
+    def _distortion(self) -> FloatArray | None:
+        """The 12 coefficients (k1, k2, p1, p2, k3, k4, k5, k6, s1, s2, s3, s4) padded with
+        zeros, or None for a tilted-sensor model (14 coefficients with a tilt), left to OpenCV."""
+        d = np.zeros(14)
+        coeffs = np.asarray(self.intrinsics.dist_coeffs, dtype=np.float64)
+        if len(coeffs) not in (4, 5, 8, 12, 14):  # OpenCV raises on other lengths
+            return None
+        d[: len(coeffs)] = coeffs
+        if d[12] != 0.0 or d[13] != 0.0:
+            return None
+        return d[:12]
 
     def depth(self, points_xyz: FloatArray) -> FloatArray:
         """Distance along the optical axis of each world point (positive in front)."""
@@ -141,6 +163,43 @@ class Camera:
             [self.pose.R[:, 0], self.pose.R[:, 1], self.pose.t]
         )
         return H / H[2, 2]
+
+
+def _project_distorted(
+    pts: FloatArray, R: FloatArray, t: FloatArray, K: Intrinsics, k: FloatArray
+) -> FloatArray:
+    """``cv2.projectPoints`` without a tilt, in numpy (several times faster on thousands of
+    points; the same operations in the same order, so the same bits).
+
+    Parameters
+    ----------
+    pts : (N, 3) world points.
+    R, t : rotation (3, 3) and translation (3,), world to camera.
+    K : focal lengths and principal point.
+    k : (12,) distortion coefficients k1, k2, p1, p2, k3, k4, k5, k6, s1, s2, s3, s4.
+    """
+    X, Y, Z = pts[:, 0], pts[:, 1], pts[:, 2]
+    x = R[0, 0] * X + R[0, 1] * Y + R[0, 2] * Z + t[0]
+    y = R[1, 0] * X + R[1, 1] * Y + R[1, 2] * Z + t[1]
+    z = R[2, 0] * X + R[2, 1] * Y + R[2, 2] * Z + t[2]
+    iz = np.ones_like(z)
+    np.divide(1.0, z, out=iz, where=z != 0.0)
+    x = x * iz
+    y = y * iz
+    r2 = x * x + y * y
+    r4 = r2 * r2
+    r6 = r4 * r2
+    a1 = 2 * x * y
+    a2 = r2 + 2 * x * x
+    a3 = r2 + 2 * y * y
+    cdist = 1 + k[0] * r2 + k[1] * r4 + k[4] * r6
+    icdist2 = 1.0 / (1 + k[5] * r2 + k[6] * r4 + k[7] * r6)
+    xd = x * cdist * icdist2 + k[2] * a1 + k[3] * a2 + k[8] * r2 + k[9] * r4
+    yd = y * cdist * icdist2 + k[2] * a3 + k[3] * a1 + k[10] * r2 + k[11] * r4
+    out = np.empty((len(pts), 2))
+    out[:, 0] = xd * K.fx + K.cx
+    out[:, 1] = yd * K.fy + K.cy
+    return out
 
 
 def _as_xyz(points: FloatArray) -> FloatArray:
