@@ -41,6 +41,23 @@ def test_finds_empty_board_to_a_fraction_of_a_cell(elevation, azimuth, spec, lay
     assert err.max() < 0.05
 
 
+@pytest.mark.parametrize(
+    ("spec", "layout"),
+    [(BoardSpec.gigamic(), LAYOUT_DIAGONAL), (BoardSpec.axis_aligned(), LAYOUT_AXIS)],
+)
+def test_scale_follows_the_layout(spec, layout):
+    """The pose's scale is the nominal pitch of the board's layout, so on a board of nominal
+    size a point 60 mm above a cell (a tall piece's top) lands where the true camera puts it:
+    a home-made board taken at the Gigamic pitch would shrink every piece by a sixth."""
+    truth = make_view(45.0, 60.0, spec=spec)
+    found = find_board(draw_board(truth, seed=5), intrinsics=truth.camera.intrinsics)
+    assert found and found.layout == layout
+    assert found.spec.cell_pitch_m == pytest.approx(LocateConfig().nominal_pitch_for(layout))
+    lifted = found.cell_centers_px(0.06)
+    expected = truth.cell_centers_px(0.06)
+    assert np.median(np.hypot(*(np.sort(lifted, 0) - np.sort(expected, 0)).T)) < 3
+
+
 @pytest.mark.parametrize("use_net", [True, False])
 def test_found_with_and_without_the_cell_centre_network(use_net):
     """The network is a shortcut, not a requirement: the ring search alone still finds the

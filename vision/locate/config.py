@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from vision.geometry.board_spec import LAYOUT_AXIS
+
 
 @dataclass(frozen=True)
 class LocateConfig:
@@ -264,14 +266,27 @@ class LocateConfig:
     min_camera_points: int = 40
     #: Rounds of "match ring edges to the camera's grid, refit the camera".
     camera_rounds: int = 1
-    #: Nominal cell pitch (metres) fixing the scale of an uncalibrated pose (Gigamic 27 cm).
+    #: Nominal cell pitch (metres) fixing the scale of a pose: one view cannot tell a big board
+    #: far away from a small one near, and what the readers need is the pieces at their true
+    #: size. Pieces are the same size on any board; a Gigamic board (27 cm, 45-degree grid)
+    #: spaces them 48.6 mm apart ...
     nominal_pitch_m: float = 0.18 * 0.27
+    #: ... home-made axis-aligned boards wider (``BoardSpec.axis_aligned``: 22% of a 26 cm
+    #: side, 57 mm; their cell marks are about 0.73 of the pitch against Gigamic's 0.92).
+    nominal_axis_pitch_m: float = 0.22 * 0.26
+
+    def nominal_pitch_for(self, layout: str) -> float:
+        """The nominal cell pitch (metres) of a board layout (``LAYOUT_AXIS`` or diagonal)."""
+        return self.nominal_axis_pitch_m if layout == LAYOUT_AXIS else self.nominal_pitch_m
 
     def __post_init__(self) -> None:
         if self.work_width_px < 160:
             raise ValueError(f"work_width_px must be >= 160, got {self.work_width_px}")
         if not 0.0 < self.min_axis_ratio < 1.0:
             raise ValueError(f"min_axis_ratio must be in (0, 1), got {self.min_axis_ratio}")
+        if self.nominal_pitch_m <= 0 or self.nominal_axis_pitch_m <= 0:
+            raise ValueError("nominal pitches must be positive, got "
+                             f"{self.nominal_pitch_m!r}, {self.nominal_axis_pitch_m!r}")
         if self.camera_rounds < 1:
             raise ValueError(f"camera_rounds must be >= 1, got {self.camera_rounds}")
         if self.min_lattice_inliers < 3:

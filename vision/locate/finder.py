@@ -362,7 +362,7 @@ def build_view(
     camera is fitted to them directly; otherwise it is decomposed from the homography.
     Also returns the grid homography the camera implies (for another round of matching).
     """
-    p = config.nominal_pitch_m
+    p = config.nominal_pitch_for(lay.layout)
     to_grid = board_to_grid(lay.rotation_deg) @ np.diag([1.0 / p, 1.0 / p, 1.0])
     probe = intrinsics or Intrinsics.from_fov(size_wh, config.default_hfov_deg)
     if pose_from_homography(H_grid @ to_grid, probe.matrix).camera_center[2] < 0:

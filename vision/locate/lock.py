@@ -40,7 +40,7 @@ def view_from_corners(
     corners = np.asarray(corners_px, dtype=np.float64)
     if corners.shape != (4, 2) or not np.all(np.isfinite(corners)):
         raise ValueError(f"corners_px must be (4, 2) finite, got {corners.shape}")
-    p = config.nominal_pitch_m
+    p = config.nominal_pitch_for(layout)
     spec = (BoardSpec.axis_aligned(p / 0.22) if layout == LAYOUT_AXIS
             else BoardSpec.gigamic(p / 0.18))
     src = spec.corners()
