@@ -34,7 +34,7 @@ from vision.locate.lattice import (
     usable_h,
     window_nodes_near,
 )
-from vision.locate.verify import ring_support
+from vision.locate.verify import ring_support_radii
 
 FloatArray = NDArray[np.float64]
 
@@ -84,7 +84,7 @@ def size_outlines(hyps: list[LatticeHypothesis], gray_work: NDArray[np.float32],
     for hyp in hyps:
         for shape in ("circle", "square"):
             e = replace(edge, shape=shape)
-            support = [ring_support(gray_work, hyp.H, float(r), e, tol_px=2.0) for r in radii]
+            support = ring_support_radii(gray_work, hyp.H, radii, e, tol_px=2.0)
             out.append(replace(hyp, radius=float(radii[int(np.argmax(support))]), shape=shape))
     return out
 

@@ -42,6 +42,37 @@ def ring_support(gray_f: NDArray[np.float32], H: FloatArray, radius: float, conf
     return float(np.isfinite(off).mean())
 
 
+def ring_support_radii(gray_f: NDArray[np.float32], H: FloatArray, radii: FloatArray,
+                       config: EdgeConfig, tol_px: float = 1.5) -> FloatArray:
+    """:func:`ring_support` for several ring radii of one grid, in one edge search.
+
+    Parameters
+    ----------
+    gray_f : (H, W) float32
+        Smoothed grey image in the pixel frame of ``H``.
+    H : (3, 3) float
+        Grid (m, n) -> pixel homography.
+    radii : (R,) float
+        Ring radii over pitch.
+    config : EdgeConfig
+    tol_px : float
+
+    Returns
+    -------
+    (R,) float
+        The share of each radius's outline points on edges: the same numbers as
+        ``ring_support`` one radius at a time (every point is searched on its own; one call
+        saves the per-call work of many small ones).
+    """
+    model = [ring_model_points(float(r), config.samples_per_ring, config.shape) for r in radii]
+    if not model:
+        return np.zeros(0)
+    pts = np.concatenate([m[0] for m in model])
+    rad = np.concatenate([m[1] for m in model])
+    off, _ = edge_search(gray_f, apply_h(H, pts), image_normals(H, pts, rad), tol_px, config)
+    return np.asarray(np.isfinite(off).reshape(len(model), -1).mean(axis=1), dtype=np.float64)
+
+
 _HALF_CELL = np.array([[1.0, 0.0, 0.5], [0.0, 1.0, 0.5], [0.0, 0.0, 1.0]])
 
 

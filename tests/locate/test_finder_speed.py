@@ -1,0 +1,41 @@
+"""Faster forms of finder steps give the same numbers as the straightforward ones."""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+import pytest
+
+from vision.locate.fit import EdgeConfig
+from vision.locate.verify import ring_support, ring_support_radii
+
+#: A 4x4 grid seen in perspective (grid -> pixels), pitch about 40 px.
+H_GRID = np.array([[40.3, 10.1, 300.7], [-3.3, 25.9, 200.1], [0.00041, 0.00093, 1.0]])
+
+
+def _ring_image(seed: int = 0) -> np.ndarray:
+    """Smoothed grey image of the grid's rings (radius 0.42 pitch) over noise."""
+    rng = np.random.default_rng(seed)
+    image = rng.normal(120.0, 6.0, (480, 640)).astype(np.float32)
+    a = np.linspace(0.0, 2.0 * np.pi, 200, endpoint=False)
+    circle = 0.42 * np.column_stack([np.cos(a), np.sin(a)])
+    for n in range(4):
+        for m in range(4):
+            p = np.column_stack([m + circle[:, 0], n + circle[:, 1], np.ones(len(a))]) @ H_GRID.T
+            pts = np.round(p[:, :2] / p[:, 2:3]).astype(np.int32)
+            cv2.polylines(image, [pts], True, 40.0, 2)
+    return cv2.GaussianBlur(image, (0, 0), 1.2)
+
+
+@pytest.mark.parametrize("shape", ["circle", "square"])
+def test_ring_support_over_radii_equals_one_radius_at_a_time(shape):
+    image = _ring_image()
+    radii = np.linspace(0.34, 0.53, 10)
+    edge = EdgeConfig(shape=shape)
+    plain = [ring_support(image, H_GRID, float(r), edge, tol_px=2.0) for r in radii]
+    batched = ring_support_radii(image, H_GRID, radii, edge, tol_px=2.0)
+    assert batched.tolist() == plain
+    if shape == "circle":
+        # The drawn radius has the most support (the test image is what it claims).
+        assert abs(radii[int(np.argmax(batched))] - 0.42) < 0.03
+    assert ring_support_radii(image, H_GRID, np.zeros(0), edge).shape == (0,)
