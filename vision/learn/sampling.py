@@ -20,6 +20,7 @@ from numpy.typing import NDArray
 
 from vision.geometry.board_view import BoardView
 from vision.io import check_frame
+from vision.read.stats import nanmedian
 
 FloatArray = NDArray[np.float64]
 
@@ -131,12 +132,12 @@ def board_colours(
         board = np.median(cell_lab[cell_valid], axis=0)
     else:
         board = np.array([50.0, 0.0, 0.0], dtype=np.float32)
+    # The reference points around each cell, NaN where there is none or it is out of frame.
+    seen = (corners >= 0) & ref_valid[np.maximum(corners, 0)]
+    around = np.where(seen[..., None], ref_lab[np.maximum(corners, 0)], np.nan)
     local = np.tile(board, (len(corners), 1)).astype(np.float64)
-    for i, around in enumerate(corners):
-        idx = around[around >= 0]
-        idx = idx[ref_valid[idx]]
-        if len(idx):
-            local[i] = np.median(ref_lab[idx], axis=0)
+    has = seen.any(axis=1)
+    local[has] = nanmedian(around[has], axis=1)
     return board, local
 
 

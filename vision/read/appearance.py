@@ -21,6 +21,7 @@ from vision.geometry.board_view import BoardView
 from vision.read.config import ReaderConfig
 from vision.read.geometry import CellFrames, circle_points, project_grid
 from vision.read.sampling import LabPatch, lab_distance
+from vision.read.stats import nanmedian
 
 FloatArray = NDArray[np.float64]
 
@@ -97,7 +98,7 @@ def cell_colours(view: BoardView, frames: CellFrames, patch: LabPatch) -> CellCo
     dl = np.where(is_board, local[..., 0] - bare[0], np.nan)
     has = np.any(is_board, axis=1)
     dl_safe = np.where(has[:, None], dl, 0.0)
-    local_light = np.where(has, np.nanmedian(dl_safe, axis=1), 0.0)
+    local_light = np.where(has, nanmedian(dl_safe, axis=1), 0.0)
     white = float(np.percentile(patch.lab[::4, ::4, 0], 97))
     return CellColours(body.astype(np.float32), bare.astype(np.float32),
                        inner.astype(np.float32), max(white, 1.0), body_pts,
@@ -134,7 +135,7 @@ def body_colour(
     enough = np.sum(ok, axis=1) >= 3
     keep = np.where(enough[:, None], ok, True)
     colour = np.where(keep[..., None], vals, np.nan)
-    return np.asarray(np.nanmedian(colour, axis=1), dtype=np.float64)
+    return np.asarray(nanmedian(colour, axis=1), dtype=np.float64)
 
 
 def _colour_mode(samples: NDArray[np.float32], radius: float = 8.0) -> NDArray[np.float32]:

@@ -15,6 +15,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from vision.read.config import ReaderConfig
+from vision.read.stats import median
 
 FloatArray = NDArray[np.float64]
 
@@ -38,7 +39,7 @@ def _normalise(score: FloatArray) -> FloatArray:
     candidate step (pieces sit a few millimetres off centre)."""
     padded = np.pad(score, ((0, 0), (1, 1)), mode="edge")
     smooth = np.maximum(np.maximum(padded[:, :-2], padded[:, 2:]), score)
-    med = np.median(smooth, axis=1, keepdims=True)
+    med = median(smooth, axis=1, keepdims=True)
     spread = np.std(smooth, axis=1, keepdims=True) + 3.0
     return np.asarray((smooth - med) / spread)
 

@@ -41,6 +41,7 @@ from vision.read.heights import HeightFit, fit_heights
 from vision.read.observation import CellReading, Observation
 from vision.read.sampling import LabPatch, lab_patch
 from vision.read.silhouette import HeightProfiles, height_profiles
+from vision.read.stats import median
 from vision.read.top import TopFeatures, outline_fit_profile, top_features
 from vision.read.visibility import OcclusionMask
 from vision.rules.board import ALL_CELLS
@@ -96,7 +97,7 @@ def measure_cells(
     ])
     x0, y0 = pts.min(axis=0) - np.max(frames.footprint_px)
     x1, y1 = pts.max(axis=0) + np.max(frames.footprint_px)
-    f_px = float(np.median(frames.footprint_px))
+    f_px = float(median(frames.footprint_px, axis=0))
     patch = lab_patch(frame_bgr, (x0, y0, x1, y1), config.blur_f * f_px,
                       scale=config.max_footprint_px / max(f_px, 1e-6))
     scaled = [dataclasses.replace(frames, footprint_m=f * s) for s in config.footprint_scales]
@@ -192,7 +193,7 @@ def _occupancy_pass(
     for i in np.argsort(frames.depth_m):
         free = mask.uncovered(colours.body_px[i])
         if np.count_nonzero(free) >= 3:
-            colour_d[i] = float(np.median(dist[i][free]))
+            colour_d[i] = float(median(dist[i][free], axis=0))
         seen = mask.uncovered(top_centres[i])
         outline_max[i] = float(np.max(outline[i][seen])) if np.any(seen) else 0.0
         occupied_p[i] = occupancy_probability(colour_d[i], outline_max[i], config)

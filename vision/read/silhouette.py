@@ -25,6 +25,7 @@ from vision.geometry.board_view import BoardView
 from vision.read.config import ReaderConfig
 from vision.read.geometry import CellFrames, circle_points, project_grid
 from vision.read.sampling import LabPatch, lab_distance
+from vision.read.stats import median, nanmedian
 
 FloatArray = NDArray[np.float64]
 
@@ -90,9 +91,9 @@ def height_profiles(
     ok_side = valid[:, :, 2 * j : 2 * j + 2] & valid[:, :, 2 * j + 2 : 2 * j + 4]
     d_rim = np.where(ok_rim, lab_distance(v_rim_in, v_rim_out), np.nan)
     d_side = np.where(ok_side, lab_distance(v_side_in, v_side_out), 0.0)
-    rim = np.nan_to_num(np.nanmedian(_all_nan_safe(d_rim), axis=2))
-    band_med = np.median(v_band, axis=2, keepdims=True)
-    spread = np.median(lab_distance(v_band, band_med), axis=2)
+    rim = np.nan_to_num(nanmedian(d_rim, axis=2))  # no rim point in the frame: 0
+    band_med = median(v_band, axis=2, keepdims=True)
+    spread = median(lab_distance(v_band, band_med), axis=2)
     return HeightProfiles(
         heights,
         rim.astype(np.float64),
@@ -101,8 +102,3 @@ def height_profiles(
         spread.astype(np.float64),
     )
 
-
-def _all_nan_safe(a: FloatArray) -> FloatArray:
-    """Replace rows that are entirely NaN by zeros so nan-reductions do not warn."""
-    bad = np.all(np.isnan(a), axis=-1, keepdims=True)
-    return np.where(bad, 0.0, a)

@@ -26,6 +26,7 @@ from numpy.typing import NDArray
 from vision.geometry.board_view import BoardView
 from vision.read.geometry import CellFrames, circle_points, project_grid, top_plane_grid
 from vision.read.sampling import LabPatch, lab_distance
+from vision.read.stats import median
 
 FloatArray = NDArray[np.float64]
 
@@ -146,8 +147,8 @@ def outline_fit_profile(
     grid0 = top_plane_grid(frames, np.zeros(16), _HALF_F * f + shift * step, n_big)
     grid = grid0[:, None] + h[:, :, None, None, None] * np.array([0.0, 0.0, 1.0])
     vals, _ = patch.sample(project_grid(view, grid))  # (16, K, n_big, n_big, 3)
-    top = np.median(vals[:, :, _COARSE_BAND], axis=2)  # (16, K, 3)
-    far = np.median(vals[:, :, _COARSE_FAR], axis=2)
+    top = median(vals[:, :, _COARSE_BAND], axis=2)  # (16, K, 3)
+    far = median(vals[:, :, _COARSE_FAR], axis=2)
     contrast = lab_distance(top, far)
     scale = np.maximum(0.5 * contrast, 6.0)
     like = np.exp(-0.5 * (lab_distance(vals, top[:, :, None, None, :])
@@ -169,10 +170,10 @@ def top_features(
     u = np.linspace(-1.0, 1.0, n_big) * (_HALF_F + _SHIFT * step / f)
     r = np.hypot(u[:, None], u[None, :])
     band = (r > 0.33) & (r < 0.44)
-    top = np.median(vals[:, band], axis=1)  # (16, 3)
+    top = median(vals[:, band], axis=1)  # (16, 3)
     # Top-likeness: 1 at the top's colour, falling off over a distance set by the contrast
     # between the top and the far surroundings (so dim and bright scenes behave alike).
-    far = np.median(vals[:, r > 0.75], axis=1)
+    far = median(vals[:, r > 0.75], axis=1)
     scale = np.maximum(0.5 * lab_distance(top, far), 6.0)
     like = np.exp(-0.5 * (lab_distance(vals, top[:, None, None, :]) / scale[:, None, None]) ** 2)
     shifts = like.shape[1] - _N + 1
@@ -182,12 +183,11 @@ def top_features(
     # Hole at the offset the outline fits best.
     best = np.argmax(flat.max(axis=2), axis=1)
     sy, sx = np.unravel_index(best, (shifts, shifts))
-    light = vals[..., 0]
-    dark = np.empty(16)
-    for i in range(16):
-        win = light[i, sy[i] : sy[i] + _N, sx[i] : sx[i] + _N]
-        centre = float(np.median(win[_HOLE_MASK]))
-        dark[i] = (float(top[i, 0]) - centre) / (float(top[i, 0]) + 10.0)
+    hole_y, hole_x = np.nonzero(_HOLE_MASK)
+    centre = median(vals[np.arange(16)[:, None], sy[:, None] + hole_y, sx[:, None] + hole_x, 0],
+                    axis=1).astype(np.float64)
+    top_l = top[:, 0].astype(np.float64)
+    dark = (top_l - centre) / (top_l + 10.0)
     # The hole's inner wall (a ring at 0.24 F around the fitted centre): one side faces the
     # light, the other is in shadow, so its lightness varies around the ring; a solid top's
     # does not. Lit from straight above, the pit's floor may not be dark at all.
