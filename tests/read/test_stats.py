@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from vision.read.stats import median, nanmedian
+from vision.read.stats import median, nanmedian, percentile_u8
 
 SHAPES = [((16, 30, 12, 3), 2), ((16, 30, 9), 2), ((16, 30), 1), ((9,), 0), ((10,), 0),
           ((16, 25, 3), 1), ((5, 2, 7), 0), ((4, 6), -1)]
@@ -45,6 +45,18 @@ def test_all_nan_lane_is_nan_without_warning() -> None:
     np.testing.assert_array_equal(nanmedian(a, axis=1), [1.5, np.nan])
 
 
+def test_percentile_u8_is_numpys() -> None:
+    rng = np.random.default_rng(13)
+    for _ in range(300):
+        n = int(rng.integers(1, 2000))
+        lo = int(rng.integers(0, 256))
+        values = rng.integers(lo, int(rng.integers(lo, 256)) + 1, n).astype(np.uint8)
+        for q in (0.0, 2.0, 50.0, 97.0, 98.0, 99.9, 100.0):
+            assert percentile_u8(values, q) == float(np.percentile(values, q))
+    image = rng.integers(0, 256, (31, 17)).astype(np.uint8)
+    assert percentile_u8(image, 98.0) == float(np.percentile(image, 98.0))
+
+
 def test_bad_input_raises() -> None:
     with pytest.raises(ValueError, match="float"):
         median(np.arange(5), axis=0)
@@ -52,3 +64,7 @@ def test_bad_input_raises() -> None:
         nanmedian(np.arange(5), axis=0)
     with pytest.raises(ValueError, match="at least one"):
         median(np.zeros((3, 0)), axis=1)
+    with pytest.raises(ValueError, match="uint8"):
+        percentile_u8(np.zeros(4), 50.0)
+    with pytest.raises(ValueError, match="within"):
+        percentile_u8(np.zeros(4, np.uint8), 101.0)

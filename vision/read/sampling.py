@@ -15,6 +15,8 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
+from vision.read.stats import percentile_u8
+
 FloatArray = NDArray[np.float64]
 
 
@@ -71,6 +73,9 @@ def lab_patch(frame_bgr: NDArray[np.uint8], bbox_xyxy: tuple[float, float, float
     board differs from it by a few Lab units only, and the same difference after normalising
     is comparable with a well-lit scene.
     """
+    if frame_bgr.dtype != np.uint8 or frame_bgr.ndim != 3 or frame_bgr.shape[2] != 3:
+        raise ValueError(f"frame_bgr must be an (H, W, 3) uint8 image, got {frame_bgr.dtype} "
+                         f"{frame_bgr.shape}")
     h, w = frame_bgr.shape[:2]
     x0 = int(np.clip(np.floor(bbox_xyxy[0]) - 2, 0, w - 1))
     y0 = int(np.clip(np.floor(bbox_xyxy[1]) - 2, 0, h - 1))
@@ -84,11 +89,21 @@ def lab_patch(frame_bgr: NDArray[np.uint8], bbox_xyxy: tuple[float, float, float
         blur_sigma_px *= scale
     if blur_sigma_px > 0.3:
         crop = cv2.GaussianBlur(crop, (0, 0), blur_sigma_px)
-    bright = float(np.percentile(crop[::2, ::2].max(axis=2), 98)) if crop.size else 255.0
+    bright = _brightest_percentile(crop, 98.0) if crop.size else 255.0
     gain = float(np.clip(0.9 * 255.0 / max(bright, 1.0), 0.8, max_gain))
-    rgb = np.minimum(crop.astype(np.float32) * np.float32(gain / 255.0), np.float32(1.0))
+    # min(code * gain / 255, 1) as float32, through a table of the 256 codes (same bits).
+    table = np.minimum(np.arange(256, dtype=np.float32) * np.float32(gain / 255.0),
+                       np.float32(1.0))
+    rgb = cv2.LUT(crop, table)
     lab = cv2.cvtColor(rgb, cv2.COLOR_BGR2Lab)
     return LabPatch(lab, (x0, y0), scale)
+
+
+def _brightest_percentile(crop: NDArray[np.uint8], q: float) -> float:
+    """Percentile ``q`` of the brightest channel of every other pixel of a uint8 crop."""
+    sub = crop[::2, ::2]
+    brightest = np.maximum(np.maximum(sub[..., 0], sub[..., 1]), sub[..., 2])
+    return percentile_u8(brightest, q)
 
 
 def lab_distance(a: NDArray[np.float32], b: NDArray[np.float32],

@@ -65,3 +65,38 @@ def nanmedian(a: FloatArrayT, axis: int) -> FloatArrayT:
     hi = np.take_along_axis(s, (count // 2)[..., None], axis=-1)[..., 0]
     out = (lo + hi) / 2
     return np.asarray(np.where(count > 0, out, np.nan).astype(a.dtype, copy=False))
+
+
+def percentile_u8(values: NDArray[np.uint8], q: float) -> float:
+    """``float(np.percentile(values, q))`` of uint8 values, bit for bit, from their histogram
+    (a count and a cumulative sum instead of a partition of every value).
+
+    Parameters
+    ----------
+    values : uint8 array, at least one value.
+    q : percentile in [0, 100].
+
+    Notes
+    -----
+    numpy's "linear" method: the order statistics around ``(n - 1) q / 100`` interpolated with
+    numpy's own two-sided formula, read off the cumulative histogram.
+    """
+    v = np.asarray(values)
+    if v.dtype != np.uint8 or v.size == 0:
+        raise ValueError(f"percentile_u8 needs a non-empty uint8 array, got {v.dtype} "
+                         f"of size {v.size}")
+    if not 0.0 <= q <= 100.0:
+        raise ValueError(f"q must be within [0, 100], got {q!r}")
+    n = int(v.size)
+    virtual = (n - 1) * np.true_divide(q, 100)
+    below = np.floor(virtual)
+    i0 = min(max(int(below), 0), n - 1)
+    i1 = min(i0 + 1, n - 1) if 0 <= virtual < n - 1 else i0
+    gamma = float(virtual - below)
+    cum = np.cumsum(np.bincount(v.ravel(), minlength=256))
+    a = np.uint8(np.searchsorted(cum, i0, side="right"))
+    b = np.uint8(np.searchsorted(cum, i1, side="right"))
+    diff = b - a
+    if gamma >= 0.5:
+        return float(b - diff * (1 - gamma))
+    return float(a + diff * gamma)

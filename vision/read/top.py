@@ -127,6 +127,8 @@ def _correlate(image: NDArray[np.float32], templates: FloatArray) -> NDArray[np.
 _COARSE_N = 15
 _COARSE_SHIFT = 1
 _COARSE_TEMPLATES, _COARSE_BAND, _COARSE_FAR = _coarse_templates()
+_COARSE_BAND_INDEX = np.flatnonzero(_COARSE_BAND)
+_COARSE_FAR_INDEX = np.flatnonzero(_COARSE_FAR)
 
 
 def outline_fit_profile(
@@ -145,10 +147,15 @@ def outline_fit_profile(
     if h.ndim == 1:
         h = np.broadcast_to(h, (16, len(h)))
     grid0 = top_plane_grid(frames, np.zeros(16), _HALF_F * f + shift * step, n_big)
-    grid = grid0[:, None] + h[:, :, None, None, None] * np.array([0.0, 0.0, 1.0])
+    # grid0 lifted to every height: x and y plus 0.0 (as adding h * (0, 0, 1) does), z plus h.
+    grid = np.empty((16, h.shape[1], n_big, n_big, 3))
+    np.add(grid0[:, None, :, :, :2], 0.0, out=grid[..., :2])
+    np.add(grid0[:, None, :, :, 2], h[:, :, None, None], out=grid[..., 2])
     vals, _ = patch.sample(project_grid(view, grid))  # (16, K, n_big, n_big, 3)
-    top = median(vals[:, :, _COARSE_BAND], axis=2)  # (16, K, 3)
-    far = median(vals[:, :, _COARSE_FAR], axis=2)
+    # Channels first, so that each median's samples are contiguous.
+    planar = vals.reshape(16, h.shape[1], n_big * n_big, 3).transpose(0, 1, 3, 2)
+    top = median(planar[..., _COARSE_BAND_INDEX], axis=-1)  # (16, K, 3)
+    far = median(planar[..., _COARSE_FAR_INDEX], axis=-1)
     contrast = lab_distance(top, far)
     scale = np.maximum(0.5 * contrast, 6.0)
     like = np.exp(-0.5 * (lab_distance(vals, top[:, :, None, None, :])
