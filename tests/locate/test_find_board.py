@@ -9,6 +9,7 @@ from tests.locate.synth import draw_board, draw_empty_table, make_view
 from vision.evaluation.board import cell_errors
 from vision.geometry.board_spec import LAYOUT_AXIS, LAYOUT_DIAGONAL, BoardSpec
 from vision.geometry.board_view import BoardNotFound, BoardView
+from vision.geometry.camera import Intrinsics
 from vision.locate import LocateConfig, find_board
 
 
@@ -82,6 +83,22 @@ def test_focal_length_estimated_without_calibration():
     found = find_board(draw_board(truth))
     assert found and not found.calibrated
     assert abs(found.camera.intrinsics.fx / truth.camera.intrinsics.fx - 1.0) < 0.05
+
+
+@pytest.mark.parametrize(("elevation", "hfov"), [(80.0, 50.0), (84.0, 50.0), (78.0, 80.0)])
+def test_focal_length_estimated_from_high_views(elevation, hfov):
+    """Above 72 degrees the focal length used to be the default field of view (65 degrees);
+    the fit to the ring edges still measures the perspective of a board seen at a slant of a
+    few degrees, and beats that default by far."""
+    truth = make_view(elevation, 60.0, hfov_deg=hfov)
+    found = find_board(draw_board(truth, seed=4))
+    assert found and not found.calibrated
+    fx = truth.camera.intrinsics.fx
+    default = Intrinsics.from_fov(truth.camera.intrinsics.size_wh,
+                                  LocateConfig().default_hfov_deg).fx
+    err = abs(found.camera.intrinsics.fx / fx - 1.0)
+    assert err < 0.1
+    assert err < abs(default / fx - 1.0) / 3.0
 
 
 def test_calibrated_intrinsics_are_used():

@@ -259,8 +259,17 @@ class LocateConfig:
     default_hfov_deg: float = 65.0
     #: The board-based focal estimate is kept only inside this field-of-view range, degrees.
     hfov_range_deg: tuple[float, float] = (30.0, 110.0)
-    #: Above this camera elevation (degrees) the focal length is ill-conditioned: use default.
+    #: Above this camera elevation (degrees) the focal length a board *homography* implies
+    #: is ill-conditioned: the first guess is then the default field of view.
     max_focal_elevation_deg: float = 72.0
+    #: The focal length fitted to the matched ring edges directly (``pose.camera_from_points``)
+    #: is kept up to this elevation (degrees) when its field of view is in ``hfov_range_deg``.
+    #: The fit is better conditioned than the homography's: a camera aimed at a board that is
+    #: not centred in its image is tilted to it even when straight above, and ~100 edge
+    #: points measure that perspective. On development renders 950000+ (no lens distortion)
+    #: the fitted focal length was within 5% on 98% of boards at 72-80 degrees and 74% at
+    #: 85-90, against 15% and 21% for the default 65-degree field of view it replaced there.
+    max_fit_focal_elevation_deg: float = 90.0
     #: Fewest matched ring-edge points to fit the camera to directly (else the homography
     #: is decomposed).
     min_camera_points: int = 40

@@ -382,11 +382,11 @@ def build_view(
         K, cam_pose, _ = camera_from_points(board_xy, img, size_wh, intr.matrix,
                                             fix_focal=intrinsics is not None)
         f = float(K[0, 0])
-        hfov = math.degrees(2.0 * math.atan(size_wh[0] / 2.0 / f))
-        ill = (camera_elevation_deg(cam_pose) > config.max_focal_elevation_deg
+        hfov = math.degrees(2.0 * math.atan(size_wh[0] / 2.0 / f)) if f > 0 else math.nan
+        ill = (camera_elevation_deg(cam_pose) > config.max_fit_focal_elevation_deg
                or not config.hfov_range_deg[0] <= hfov <= config.hfov_range_deg[1])
         if intrinsics is None and ill:
-            # Near top-down the focal length is ill-conditioned: keep the default one.
+            # A field of view no camera has (a fit gone wrong): keep the default one.
             K, cam_pose, _ = camera_from_points(board_xy, img, size_wh, default.matrix,
                                                 fix_focal=True)
         if cam_pose.camera_center[2] > 0:
