@@ -39,3 +39,41 @@ def test_ring_support_over_radii_equals_one_radius_at_a_time(shape):
         # The drawn radius has the most support (the test image is what it claims).
         assert abs(radii[int(np.argmax(batched))] - 0.42) < 0.03
     assert ring_support_radii(image, H_GRID, np.zeros(0), edge).shape == (0,)
+
+
+@pytest.mark.parametrize("shape", ["circle", "square"])
+def test_cached_outline_points_equal_fresh_ones_and_cannot_be_changed(shape):
+    from vision.locate.fit import GRID_NODES, _ring_points, ring_model_points
+
+    pts, nrm = ring_model_points(0.45, 24, shape)
+    fresh_pts, fresh_nrm = _ring_points(0.45, 24, shape, GRID_NODES.copy())
+    assert np.array_equal(pts, fresh_pts) and np.array_equal(nrm, fresh_nrm)
+    again = ring_model_points(0.45, 24, shape)
+    assert again[0] is pts  # cached
+    with pytest.raises(ValueError):
+        pts[0, 0] = 1.0
+    # Other nodes are not cached and may be changed by the caller.
+    other, _ = ring_model_points(0.45, 24, shape, GRID_NODES[:4].copy())
+    other[0, 0] = 1.0
+    assert len(other) == 4 * len(pts) // 16
+
+
+def test_image_normals_from_given_pixels_equal_mapped_ones():
+    from vision.locate.fit import image_normals, ring_model_points
+    from vision.locate.lattice import apply_h
+
+    pts, rad = ring_model_points(0.41, 24)
+    px = apply_h(H_GRID, pts)
+    assert np.array_equal(image_normals(H_GRID, pts, rad, pts_px=px),
+                          image_normals(H_GRID, pts, rad))
+
+
+def test_points_on_the_horizon_stay_finite():
+    from vision.locate.lattice import apply_h
+
+    H = np.array([[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [1.0, 0.0, 0.0]])  # w = x
+    out = apply_h(H, np.array([[0.0, 2.0], [-0.0, 1.0], [2.0, 4.0], [np.nan, 1.0]]))
+    assert np.all(np.isfinite(out[:3]))
+    assert np.allclose(out[2], [1.0, 2.0])
+    assert np.isnan(out[3]).all()
+    assert apply_h(H, np.zeros((0, 2))).shape == (0, 2)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, replace
+from functools import lru_cache
 from typing import Any
 
 import cv2
@@ -94,16 +95,36 @@ def cell_outline(radius: float, n: int, shape: str = "circle") -> tuple[FloatArr
 
 def ring_model_points(radius: float, n: int, shape: str = "circle",
                       nodes: FloatArray = GRID_NODES) -> tuple[FloatArray, FloatArray]:
-    """Grid-plane points on the cell outlines at ``nodes`` and their outward unit normals."""
+    """Grid-plane points on the cell outlines at ``nodes`` and their outward unit normals.
+
+    For the 16 cells (``GRID_NODES``, the default) the arrays are cached and read-only: the
+    same radii come back frame after frame (the sizing steps of the network's lattices).
+    """
+    if nodes is GRID_NODES:
+        return _grid_ring_points(float(radius), int(n), shape)
+    return _ring_points(radius, n, shape, nodes)
+
+
+def _ring_points(radius: float, n: int, shape: str,
+                 nodes: FloatArray) -> tuple[FloatArray, FloatArray]:
     off, nrm = cell_outline(radius, n, shape)
     pts = (nodes[:, None, :] + off[None, :, :]).reshape(-1, 2)
     return pts, np.tile(nrm, (len(nodes), 1))
 
 
+@lru_cache(maxsize=256)
+def _grid_ring_points(radius: float, n: int, shape: str) -> tuple[FloatArray, FloatArray]:
+    pts, nrm = _ring_points(radius, n, shape, GRID_NODES)
+    pts.setflags(write=False)
+    nrm.setflags(write=False)
+    return pts, nrm
+
+
 def image_normals(H: FloatArray, pts: FloatArray, radial: FloatArray,
-                  eps: float = 1e-3) -> FloatArray:
-    """Unit image directions of small steps along ``radial`` from ``pts`` (grid plane)."""
-    p0 = apply_h(H, pts)
+                  eps: float = 1e-3, *, pts_px: FloatArray | None = None) -> FloatArray:
+    """Unit image directions of small steps along ``radial`` from ``pts`` (grid plane).
+    ``pts_px``: ``apply_h(H, pts)`` when the caller has it already (saves mapping twice)."""
+    p0 = apply_h(H, pts) if pts_px is None else pts_px
     p1 = apply_h(H, pts + eps * radial)
     d = p1 - p0
     return d / np.maximum(np.hypot(d[:, 0], d[:, 1]), 1e-12)[:, None]
@@ -223,7 +244,7 @@ def fit_rings(
     for reach in reaches:
         pts, rad = ring_model_points(radius, config.samples_per_ring, config.shape, nodes)
         px = apply_h(H, pts)
-        nrm = image_normals(H, pts, rad)
+        nrm = image_normals(H, pts, rad, pts_px=px)
         thr = max(1.0, 0.35 * reach)
         modes = ([(config.mode, config.polarity)] if config.mode and config.polarity
                  else [(m, p) for m in ("line", "edge") for p in (1, -1)])
@@ -267,7 +288,8 @@ def fit_rings(
     if not measure:
         return H, radius, math.nan, config
     pts, rad = ring_model_points(radius, config.samples_per_ring, config.shape, nodes)
-    off, _ = edge_search(gray_f, apply_h(H, pts), image_normals(H, pts, rad), 1.5, config)
+    px = apply_h(H, pts)
+    off, _ = edge_search(gray_f, px, image_normals(H, pts, rad, pts_px=px), 1.5, config)
     return H, radius, float(np.isfinite(off).mean()), config
 
 
@@ -302,7 +324,7 @@ def edge_correspondences(gray_f: NDArray[np.float32], H: FloatArray, radius: flo
     inliers of a homography), for fitting a camera model to the rings directly."""
     pts, rad = ring_model_points(radius, config.samples_per_ring, config.shape)
     px = apply_h(H, pts)
-    nrm = image_normals(H, pts, rad)
+    nrm = image_normals(H, pts, rad, pts_px=px)
     off, _ = edge_search(gray_f, px, nrm, reach, config)
     good = np.isfinite(off)
     if good.sum() < 12:

@@ -61,8 +61,8 @@ def apply_h(H: NDArray[Any], pts: NDArray[Any]) -> FloatArray:
     q = p @ H[:, :2].T + H[:, 2]
     w = q[:, 2:3]
     # Points on the horizon of the plane: keep them finite (far away) instead of inf/nan.
-    near = np.abs(w) < 1e-12
-    if near.any():
+    if len(w) and not np.abs(w).min() >= 1e-12:
+        near = np.abs(w) < 1e-12
         w = np.where(near, np.where(w < 0, -1e-12, 1e-12), w)
     return q[:, :2] / w
 

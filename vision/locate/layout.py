@@ -65,7 +65,7 @@ def _support_many(gray_f: NDArray[np.float32], H_grid: FloatArray, pts_b: FloatA
     px = apply_h(H_grid, pts)
     h, w = gray_f.shape
     inside = (px[:, 0] >= 0) & (px[:, 0] < w) & (px[:, 1] >= 0) & (px[:, 1] < h)
-    nrm = image_normals(H_grid, pts, rad)
+    nrm = image_normals(H_grid, pts, rad, pts_px=px)
     hit = np.zeros(len(px), dtype=bool)
     if inside.any():
         off, _ = edge_search(gray_f, px[inside], nrm[inside], tol_px, edge)

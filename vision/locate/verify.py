@@ -37,7 +37,7 @@ def ring_support(gray_f: NDArray[np.float32], H: FloatArray, radius: float, conf
     """Share of predicted cell-outline points with an image edge within ``tol_px`` of them."""
     pts, rad = ring_model_points(radius, config.samples_per_ring, config.shape)
     px = apply_h(H, pts)
-    nrm = image_normals(H, pts, rad)
+    nrm = image_normals(H, pts, rad, pts_px=px)
     off, _ = edge_search(gray_f, px, nrm, tol_px, config)
     return float(np.isfinite(off).mean())
 
@@ -69,7 +69,8 @@ def ring_support_radii(gray_f: NDArray[np.float32], H: FloatArray, radii: FloatA
         return np.zeros(0)
     pts = np.concatenate([m[0] for m in model])
     rad = np.concatenate([m[1] for m in model])
-    off, _ = edge_search(gray_f, apply_h(H, pts), image_normals(H, pts, rad), tol_px, config)
+    px = apply_h(H, pts)
+    off, _ = edge_search(gray_f, px, image_normals(H, pts, rad, pts_px=px), tol_px, config)
     return np.asarray(np.isfinite(off).reshape(len(model), -1).mean(axis=1), dtype=np.float64)
 
 
@@ -81,7 +82,7 @@ def per_cell_support(gray_f: NDArray[np.float32], H: FloatArray, radius: float,
     """(16,) share of each cell outline's points on aligned image edges."""
     pts, rad = ring_model_points(radius, config.samples_per_ring, config.shape)
     px = apply_h(H, pts)
-    nrm = image_normals(H, pts, rad)
+    nrm = image_normals(H, pts, rad, pts_px=px)
     off, _ = edge_search(gray_f, px, nrm, tol_px, config)
     return np.isfinite(off).reshape(len(GRID_NODES), -1).mean(axis=1)
 
@@ -193,7 +194,7 @@ def best_window(gray_f: NDArray[np.float32], H: FloatArray, radius: float,
     px = apply_h(H, pts)
     h, w = gray_f.shape
     inside = (px[:, 0] >= 0) & (px[:, 0] < w) & (px[:, 1] >= 0) & (px[:, 1] < h)
-    nrm = image_normals(H, pts, rad)
+    nrm = image_normals(H, pts, rad, pts_px=px)
     off, _ = edge_search(gray_f, px, nrm, 1.5, config)
     hit = (np.isfinite(off) & inside).reshape(36, -1).mean(axis=1)
     sup = hit.reshape(6, 6)  # [n + 1, m + 1]
