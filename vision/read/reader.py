@@ -185,7 +185,7 @@ def _occupancy_pass(
     fractions and the best unhidden outline fit, all (16,).
     """
     dist = colours.board_distance()
-    mask = OcclusionMask(view, frames)
+    mask = OcclusionMask(view, frames, heights_m=heights_m)
     occupied_p = np.zeros(16)
     colour_d = np.full(16, np.nan)
     visible = np.ones(16)
@@ -210,7 +210,7 @@ def _top_visibility(
     f = frames.footprint_m
     a = np.linspace(0.0, 2.0 * np.pi, 12, endpoint=False)
     pts = project_grid(view, circle_points(frames, 0.3 * f, heights_m[:, None], a))[:, 0]
-    mask = OcclusionMask(view, frames)
+    mask = OcclusionMask(view, frames, heights_m=heights_m)
     out = np.ones(16)
     for i in np.argsort(frames.depth_m):
         if occupied[i]:
