@@ -125,12 +125,22 @@ class Camera:
                 )
                 return np.asarray(px, dtype=np.float64).reshape(-1, 2)
             return _project_distorted(pts, self._rotation_cv, self.pose.t, K, self._distortion)
-        cam = pts @ self.pose.R.T + self.pose.t
-        z = cam[:, 2:3]
-        uv = cam[:, :2] / np.where(np.abs(z) < 1e-12, 1e-12, z)
+        cam = pts @ self.pose.R.T
+        cam += self.pose.t
+        z = cam[:, 2]
+        at_eye = np.abs(z) < 1e-12
+        if at_eye.any():
+            z = np.where(at_eye, 1e-12, z)
+        # x / z * fx + cx, one column at a time, in place (the same operations as on arrays
+        # of (x, y) pairs, without the strided temporaries).
         out = np.empty((len(pts), 2))
-        out[:, 0] = uv[:, 0] * K.fx + K.cx
-        out[:, 1] = uv[:, 1] * K.fy + K.cy
+        u, v = out[:, 0], out[:, 1]
+        np.divide(cam[:, 0], z, out=u)
+        u *= K.fx
+        u += K.cx
+        np.divide(cam[:, 1], z, out=v)
+        v *= K.fy
+        v += K.cy
         return out
 
     @cached_property

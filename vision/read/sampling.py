@@ -35,20 +35,26 @@ class LabPatch:
         pts = np.asarray(points_xy, dtype=np.float64)
         shape = pts.shape[:-1]
         flat = pts.reshape(-1, 2)
-        x = ((flat[:, 0] - self.origin_xy[0] + 0.5) * self.scale - 0.5).astype(np.float32)
-        y = ((flat[:, 1] - self.origin_xy[1] + 0.5) * self.scale - 0.5).astype(np.float32)
         h, w = self.lab.shape[:2]
-        valid = (x >= 0) & (y >= 0) & (x <= w - 1) & (y <= h - 1) & np.isfinite(x) & np.isfinite(y)
-        x = np.where(valid, x, 0).astype(np.float32)
-        y = np.where(valid, y, 0).astype(np.float32)
         # remap maps are limited to 32767 columns: fold long point lists into rows.
-        n = len(x)
+        n = len(flat)
         cols = 4096
         rows = max(1, -(-n // cols))
-        pad = rows * cols - n
-        mx = np.concatenate([x, np.zeros(pad, np.float32)]).reshape(rows, cols)
-        my = np.concatenate([y, np.zeros(pad, np.float32)]).reshape(rows, cols)
-        out = cv2.remap(self.lab, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+        maps = np.zeros((2, rows * cols), dtype=np.float32)
+        for k, origin in enumerate(self.origin_xy):
+            # ((p - origin + 0.5) * scale - 0.5) as float32, computed in place.
+            c = flat[:, k] - origin
+            c += 0.5
+            c *= self.scale
+            c -= 0.5
+            maps[k, :n] = c
+        x, y = maps[0, :n], maps[1, :n]
+        # NaN compares False: points that are not finite are outside too.
+        valid = (x >= 0) & (y >= 0) & (x <= w - 1) & (y <= h - 1)
+        x[~valid] = 0.0
+        y[~valid] = 0.0
+        out = cv2.remap(self.lab, maps[0].reshape(rows, cols), maps[1].reshape(rows, cols),
+                        cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
         values = out.reshape(-1, 3)[:n]
         return values.reshape(*shape, 3), valid.reshape(shape)
 
