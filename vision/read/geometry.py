@@ -76,13 +76,14 @@ def cell_frames(view: BoardView, footprint_frac_of_ring: float) -> CellFrames:
 
 
 def circle_points(
-    frames: CellFrames, radius_m: float, heights_m: FloatArray, angles_rad: FloatArray
+    frames: CellFrames, radius_m: float | FloatArray, heights_m: FloatArray,
+    angles_rad: FloatArray,
 ) -> FloatArray:
     """World points on horizontal circles around each cell's vertical axis.
 
     Parameters
     ----------
-    radius_m : circle radius.
+    radius_m : circle radius, or (J,) one radius per angle (several circles at once).
     heights_m : (K,) heights above the board, or (16, K) per cell.
     angles_rad : (J,) angles measured from ``away`` towards ``side``.
 
@@ -98,7 +99,8 @@ def circle_points(
         np.cos(a)[None, :, None] * frames.away[:, None, :]
         + np.sin(a)[None, :, None] * frames.side[:, None, :]
     )  # (16, J, 3)
-    pts = frames.centers_m[:, None, None, :] + radius_m * radial[:, None, :, :]
+    r = radius_m if np.ndim(radius_m) == 0 else np.asarray(radius_m, np.float64)[:, None]
+    pts = frames.centers_m[:, None, None, :] + r * radial[:, None, :, :]
     pts = pts + np.zeros((1, 1, 1, 3))
     return pts + h[:, :, None, None] * np.array([0.0, 0.0, 1.0])
 

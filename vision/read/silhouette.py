@@ -70,20 +70,17 @@ def height_profiles(
     half = np.radians(config.far_arc_half_angle_deg)
     arc = np.linspace(-half, half, config.n_arc_points)
     r = f / 2.0
-    rim_in = project_grid(
-        view, circle_points(frames, r - config.edge_in_offset_f * f, heights, arc)
-    )
-    rim_out = project_grid(
-        view, circle_points(frames, r + config.edge_out_offset_f * f, heights, arc)
-    )
     sides = np.array([np.pi / 2.0, -np.pi / 2.0])
-    # The side generator of a square piece turned 45 degrees lies at 0.71 F: sample wider.
-    side_in = project_grid(view, circle_points(frames, r - 0.15 * f, heights, sides))
-    side_out = project_grid(view, circle_points(frames, 0.75 * f, heights, sides))
     ring = np.linspace(0.0, 2.0 * np.pi, 12, endpoint=False)
-    band = project_grid(view, circle_points(frames, 0.4 * f, heights, ring))
     j = len(arc)
-    values, valid = patch.sample(np.concatenate([rim_in, rim_out, side_in, side_out, band], axis=2))
+    # All sample circles at once (one projection): the far rim just inside and just outside
+    # the top's edge, the side generators inside and outside (the side generator of a square
+    # piece turned 45 degrees lies at 0.71 F: sampled wider), and the ring on the top at 0.4 F.
+    angles = np.concatenate([arc, arc, sides, sides, ring])
+    radii = np.repeat([r - config.edge_in_offset_f * f, r + config.edge_out_offset_f * f,
+                       r - 0.15 * f, 0.75 * f, 0.4 * f], [j, j, 2, 2, len(ring)])
+    values, valid = patch.sample(project_grid(view, circle_points(frames, radii, heights,
+                                                                  angles)))
     v_rim_in, v_rim_out = values[:, :, :j], values[:, :, j : 2 * j]
     v_side_in, v_side_out = values[:, :, 2 * j : 2 * j + 2], values[:, :, 2 * j + 2 : 2 * j + 4]
     v_band = values[:, :, 2 * j + 4 :]

@@ -148,10 +148,11 @@ def outline_fit_profile(
         h = np.broadcast_to(h, (16, len(h)))
     grid0 = top_plane_grid(frames, np.zeros(16), _HALF_F * f + shift * step, n_big)
     # grid0 lifted to every height: x and y plus 0.0 (as adding h * (0, 0, 1) does), z plus h.
-    grid = np.empty((16, h.shape[1], n_big, n_big, 3))
-    np.add(grid0[:, None, :, :, :2], 0.0, out=grid[..., :2])
-    np.add(grid0[:, None, :, :, 2], h[:, :, None, None], out=grid[..., 2])
-    vals, _ = patch.sample(project_grid(view, grid))  # (16, K, n_big, n_big, 3)
+    grid = np.empty((16, h.shape[1], n_big * n_big, 3))
+    grid[:] = (grid0 + 0.0).reshape(16, 1, n_big * n_big, 3)
+    grid[..., 2] += h[:, :, None]
+    vals, _ = patch.sample(project_grid(view, grid))
+    vals = vals.reshape(16, h.shape[1], n_big, n_big, 3)
     # Channels first, so that each median's samples are contiguous.
     planar = vals.reshape(16, h.shape[1], n_big * n_big, 3).transpose(0, 1, 3, 2)
     top = median(planar[..., _COARSE_BAND_INDEX], axis=-1)  # (16, K, 3)
