@@ -77,3 +77,27 @@ def test_points_on_the_horizon_stay_finite():
     assert np.allclose(out[2], [1.0, 2.0])
     assert np.isnan(out[3]).all()
     assert apply_h(H, np.zeros((0, 2))).shape == (0, 2)
+
+
+@pytest.mark.parametrize("mode", ["edge", "line"])
+def test_polarities_from_one_sampling_equal_one_search_each(mode):
+    from vision.locate.fit import (
+        edge_search,
+        edge_search_polarities,
+        image_normals,
+        ring_model_points,
+    )
+    from vision.locate.lattice import apply_h
+
+    image = _ring_image(1)
+    pts, rad = ring_model_points(0.40, 24)
+    px = apply_h(H_GRID, pts)
+    nrm = image_normals(H_GRID, pts, rad)
+    edge = EdgeConfig(mode=mode)
+    together = edge_search_polarities(image, px, nrm, 6.0, edge, (1, -1, 0))
+    for pol, (off, strength) in zip((1, -1, 0), together, strict=True):
+        one_off, one_strength = edge_search(image, px, nrm, 6.0, edge, polarity=pol)
+        assert np.array_equal(off, one_off, equal_nan=True)
+        assert np.array_equal(strength, one_strength)
+    # The drawn dark rings are found as dark lines or as edges of either side.
+    assert np.isfinite(together[1 if mode == "line" else 2][0]).mean() > 0.5

@@ -156,6 +156,17 @@ def edge_search(
     strength : (N,) float
         Its directional gradient magnitude (grey levels per pixel).
     """
+    pol = config.polarity if polarity is None else polarity
+    return edge_search_polarities(gray_f, pts_px, normals, reach_px, config, (pol,))[0]
+
+
+def edge_search_polarities(
+    gray_f: NDArray[Any], pts_px: FloatArray, normals: FloatArray, reach_px: float,
+    config: EdgeConfig, polarities: tuple[int, ...],
+) -> list[tuple[FloatArray, FloatArray]]:
+    """:func:`edge_search` for several polarities of one marking (``config.mode``): the
+    profiles are sampled and differentiated once, and each polarity's results are those
+    ``edge_search`` gives for it."""
     s = config.step_px
     mode = config.mode or "edge"
     pad = s + (config.line_halfwidth_px if mode == "line" else 0.0)
@@ -165,40 +176,42 @@ def edge_search(
     prof = sample(gray_f, xs, ys)
     if mode == "line":
         k_w = max(1, round(config.line_halfwidth_px / s))
-        d = prof[:, k_w:-k_w] - 0.5 * (prof[:, : -2 * k_w] + prof[:, 2 * k_w :])
+        diff = prof[:, k_w:-k_w] - 0.5 * (prof[:, : -2 * k_w] + prof[:, 2 * k_w :])
         tt = t[k_w:-k_w]
         threshold = config.min_line
     else:
-        d = (prof[:, 2:] - prof[:, :-2]) / (2 * s)
+        diff = (prof[:, 2:] - prof[:, :-2]) / (2 * s)
         tt = t[1:-1]
         threshold = config.min_edge
-    pol = config.polarity if polarity is None else polarity
-    d = np.abs(d) if pol == 0 else np.maximum(pol * d, 0.0)
     # Prefer edges near the prediction a little, so a stronger edge far away does not win
     # over the ring right where it should be.
     w = 1.0 - 0.3 * (np.abs(tt) / max(reach_px, 1e-9))
-    k = np.argmax(d * w[None, :], axis=1)
-    rows = np.arange(len(k))
-    strength = d[rows, k]
-    # Parabolic sub-sample peak.
-    km = np.clip(k - 1, 0, d.shape[1] - 1)
-    kp = np.clip(k + 1, 0, d.shape[1] - 1)
-    y0, y1, y2 = d[rows, km], strength, d[rows, kp]
-    den = y0 - 2 * y1 + y2
-    frac = np.where(np.abs(den) > 1e-9, 0.5 * (y0 - y2) / np.where(den == 0, 1, den), 0.0)
-    frac = np.clip(frac, -0.5, 0.5)
-    offset = tt[k] + frac * s
-    ok = strength >= threshold
-    if config.max_tangent_ratio > 0:
-        # The edge must run along the outline: across the normal the intensity hardly
-        # changes. Texture (wood grain, cloth) crosses the outline at random angles.
-        at = pts_px + normals * offset[:, None]
-        tan = np.column_stack([-normals[:, 1], normals[:, 0]])
-        q = np.concatenate([at + tan, at - tan])
-        side = sample(gray_f, q[:, 0], q[:, 1]).reshape(2, -1)
-        ok &= np.abs(side[0] - side[1]) / 2.0 <= config.max_tangent_ratio * strength
-    offset = np.where(ok, offset, np.nan)
-    return offset, strength
+    results = []
+    for pol in polarities:
+        d = np.abs(diff) if pol == 0 else np.maximum(pol * diff, 0.0)
+        k = np.argmax(d * w[None, :], axis=1)
+        rows = np.arange(len(k))
+        strength = d[rows, k]
+        # Parabolic sub-sample peak.
+        km = np.clip(k - 1, 0, d.shape[1] - 1)
+        kp = np.clip(k + 1, 0, d.shape[1] - 1)
+        y0, y1, y2 = d[rows, km], strength, d[rows, kp]
+        den = y0 - 2 * y1 + y2
+        frac = np.where(np.abs(den) > 1e-9, 0.5 * (y0 - y2) / np.where(den == 0, 1, den), 0.0)
+        frac = np.clip(frac, -0.5, 0.5)
+        offset = tt[k] + frac * s
+        ok = strength >= threshold
+        if config.max_tangent_ratio > 0:
+            # The edge must run along the outline: across the normal the intensity hardly
+            # changes. Texture (wood grain, cloth) crosses the outline at random angles.
+            at = pts_px + normals * offset[:, None]
+            tan = np.column_stack([-normals[:, 1], normals[:, 0]])
+            q = np.concatenate([at + tan, at - tan])
+            side = sample(gray_f, q[:, 0], q[:, 1]).reshape(2, -1)
+            ok &= np.abs(side[0] - side[1]) / 2.0 <= config.max_tangent_ratio * strength
+        offset = np.where(ok, offset, np.nan)
+        results.append((offset, strength))
+    return results
 
 
 def fit_rings(
@@ -246,14 +259,19 @@ def fit_rings(
         px = apply_h(H, pts)
         nrm = image_normals(H, pts, rad, pts_px=px)
         thr = max(1.0, 0.35 * reach)
-        modes = ([(config.mode, config.polarity)] if config.mode and config.polarity
-                 else [(m, p) for m in ("line", "edge") for p in (1, -1)])
+        if config.mode and config.polarity:
+            modes = [(config.mode, config.polarity)]
+            found = [edge_search(gray_f, px, nrm, reach, config)[0]]
+        else:
+            # Both polarities of a marking from one sampling of the profiles.
+            modes = [(m, p) for m in ("line", "edge") for p in (1, -1)]
+            found = [off for m in ("line", "edge") for off, _ in edge_search_polarities(
+                gray_f, px, nrm, reach, replace(config, mode=m), (1, -1))]
         best: tuple[int, FloatArray, FloatArray, NDArray[Any], FloatArray, EdgeConfig] | None = None
-        for mode, pol in modes:
+        for (mode, pol), off in zip(modes, found, strict=True):
             # One marking for all cells: the one whose edges line up on one grid (most
             # RANSAC inliers), not merely the most common one (texture has many edges).
             c = replace(config, mode=mode, polarity=pol)
-            off, _ = edge_search(gray_f, px, nrm, reach, c)
             good = np.isfinite(off)
             if good.sum() < 12:
                 continue
