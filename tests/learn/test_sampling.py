@@ -10,7 +10,7 @@ from vision.geometry.board_spec import BoardSpec
 from vision.geometry.board_view import BoardView
 from vision.geometry.camera import Camera, Intrinsics, Pose
 from vision.learn.patches import PatchConfig, cell_patches, mirror_patches, patch_points_m
-from vision.learn.sampling import cell_frames, reference_points_m
+from vision.learn.sampling import Pyramid, cell_frames, reference_points_m
 
 
 def make_view(elevation_deg: float = 45.0, azimuth_deg: float = 30.0,
@@ -113,3 +113,24 @@ def test_bad_view_raises() -> None:
 def test_bad_patch_config_raises(kwargs: dict[str, object]) -> None:
     with pytest.raises(ValueError):
         PatchConfig(**kwargs)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("levels", [0, 1, 3])
+def test_pyramid_window_reads_what_the_whole_pyramid_reads(levels: int) -> None:
+    rng = np.random.default_rng(21)
+    frame = cv2.GaussianBlur(rng.integers(0, 256, (360, 640, 3), dtype=np.uint8), (0, 0), 1.5)
+    whole = Pyramid(frame, levels)
+    for window in [(100.3, 50.7, 400.2, 300.9), (0.0, 0.0, 80.0, 60.0), (500.0, 250.0, 639.4,
+                                                                            359.4)]:
+        part = Pyramid(frame, levels, window_xyxy=window)
+        assert len(part.levels) == len(whole.levels)
+        pts = rng.uniform(window[:2], window[2:], (3000, 2))
+        lv = rng.integers(0, levels + 1, 3000)
+        got, ok = part.sample_lab(pts, lv)
+        want, ok_want = whole.sample_lab(pts, lv)
+        np.testing.assert_array_equal(ok, ok_want)
+        np.testing.assert_array_equal(got[ok], want[ok])
+    # Too small a window for the levels asked: the whole frame is kept.
+    deep = Pyramid(frame, 5, window_xyxy=(300.0, 200.0, 301.0, 201.0))
+    assert deep.origin_xy == (0, 0) and deep.levels[0].shape == frame.shape
+    assert len(deep.levels) == len(Pyramid(frame, 5).levels) == 6

@@ -165,9 +165,16 @@ def cell_patches(
     level = np.clip(level, 0, cfg.max_level)
     ref_m, corners = reference_points_m(view)
 
-    pyr = Pyramid(frame_bgr, cfg.max_level)
     n_pts = pts_m.shape[1]
     all_px = view.project(np.vstack([pts_m.reshape(-1, 3), ref_m]))
+    # The pyramid is only built around the points that fall in the frame.
+    h, w = frame_bgr.shape[:2]
+    inside = all_px[np.all((all_px >= -0.5) & (all_px <= [w - 0.5, h - 0.5]), axis=1)]
+    window = None
+    if len(inside):
+        (x0, y0), (x1, y1) = inside.min(axis=0), inside.max(axis=0)
+        window = (float(x0), float(y0), float(x1), float(y1))
+    pyr = Pyramid(frame_bgr, cfg.max_level, window_xyxy=window)
     lv = np.concatenate([np.repeat(level, n_pts), np.full(len(ref_m), int(np.median(level)))])
     lab, valid = pyr.sample_lab(all_px, lv)
     cell_lab = lab[: k * n_pts].reshape(k, n_pts, 3)

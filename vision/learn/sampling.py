@@ -148,6 +148,11 @@ def lateral_step_px(view: BoardView, frames: CellFrames, step_m: float) -> Float
     return np.asarray(np.linalg.norm(b - a, axis=1), dtype=np.float64)
 
 
+#: Pixels kept around a window (level-0 pixels): a level-3 pixel depends on level-0 pixels up
+#: to 14 away, its bilinear neighbour 8 further.
+_WINDOW_MARGIN = 32
+
+
 class Pyramid:
     """An image pyramid of a BGR frame that samples Lab values at sub-pixel points.
 
@@ -155,17 +160,44 @@ class Pyramid:
     ----------
     frame_bgr : (H, W, 3) uint8 BGR image.
     levels : number of halvings kept (0 keeps the frame only).
+    window_xyxy : optional part of the frame that holds every point that will be sampled:
+        only it (with a margin, aligned to the coarsest level) is kept, and every pyramid
+        value read in it is the one the whole frame's pyramid has. A point inside the frame
+        but outside the window reads the window's edge instead.
     """
 
-    def __init__(self, frame_bgr: NDArray[np.uint8], levels: int) -> None:
+    def __init__(self, frame_bgr: NDArray[np.uint8], levels: int,
+                 window_xyxy: tuple[float, float, float, float] | None = None) -> None:
         check_frame(frame_bgr)
         self.size_wh = (frame_bgr.shape[1], frame_bgr.shape[0])
-        self.levels: list[NDArray[np.uint8]] = [frame_bgr]
+        self.origin_xy = (0, 0)
+        image = frame_bgr
+        if window_xyxy is not None:
+            image = self._window(frame_bgr, levels, window_xyxy)
+        self.levels: list[NDArray[np.uint8]] = [image]
         for _ in range(levels):
             prev = self.levels[-1]
             if min(prev.shape[:2]) < 8:
                 break
             self.levels.append(cv2.pyrDown(prev))
+
+    def _window(self, frame_bgr: NDArray[np.uint8], levels: int,
+                window_xyxy: tuple[float, float, float, float]) -> NDArray[np.uint8]:
+        """The aligned crop kept for ``window_xyxy`` (the whole frame when cropping would
+        change the number of levels built)."""
+        w, h = self.size_wh
+        align = 2 ** max(levels, 0)
+        wx0, wy0, wx1, wy1 = window_xyxy
+        x0 = int(min(max(np.floor((wx0 - _WINDOW_MARGIN) / align) * align, 0), w - 1))
+        y0 = int(min(max(np.floor((wy0 - _WINDOW_MARGIN) / align) * align, 0), h - 1))
+        x1 = int(min(max(np.ceil(wx1 + _WINDOW_MARGIN), x0 + 1), w))
+        y1 = int(min(max(np.ceil(wy1 + _WINDOW_MARGIN), y0 + 1), h))
+        x0 -= x0 % align
+        y0 -= y0 % align
+        if _n_levels(x1 - x0, y1 - y0, levels) != _n_levels(w, h, levels):
+            return frame_bgr
+        self.origin_xy = (x0, y0)
+        return frame_bgr[y0:y1, x0:x1]
 
     def sample_lab(
         self, points_xy: FloatArray, level: NDArray[np.int64]
@@ -173,7 +205,7 @@ class Pyramid:
         """Lab values (L 0..100) at (N, 2) frame pixels, each read at its pyramid ``level``.
 
         Returns the (N, 3) float32 values and an (N,) mask, False where a point lies outside
-        the frame (its value is then the nearest border pixel's).
+        the frame (its value is then that of some border pixel).
         """
         pts = np.asarray(points_xy, dtype=np.float64).reshape(-1, 2)
         lvl = np.clip(np.asarray(level, dtype=np.int64).reshape(-1), 0, len(self.levels) - 1)
@@ -185,14 +217,29 @@ class Pyramid:
         )
         pts = np.where(valid[:, None], pts, 0.0)
         out = np.zeros((len(pts), 3), dtype=np.float32)
+        ox, oy = self.origin_xy
         for k in np.unique(lvl):
             sel = np.flatnonzero(lvl == k)
             scale = 0.5 ** int(k)
             x = ((pts[sel, 0] + 0.5) * scale - 0.5).astype(np.float32)
             y = ((pts[sel, 1] + 0.5) * scale - 0.5).astype(np.float32)
+            if ox or oy:
+                # Whole pixels of this level, subtracted in float32: exact for every point in
+                # the window, so the bilinear weights are those of the whole frame.
+                x -= np.float32(ox * scale)
+                y -= np.float32(oy * scale)
             out[sel] = _remap_points(self.levels[int(k)], x, y)
         lab = cv2.cvtColor((out / 255.0).reshape(1, -1, 3), cv2.COLOR_BGR2Lab).reshape(-1, 3)
         return lab, valid
+
+
+def _n_levels(w: int, h: int, levels: int) -> int:
+    """How many halvings :class:`Pyramid` makes of a (w, h) image."""
+    n = 0
+    while n < levels and min(w, h) >= 8:
+        w, h = (w + 1) // 2, (h + 1) // 2
+        n += 1
+    return n
 
 
 def _remap_points(

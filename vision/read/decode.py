@@ -16,12 +16,17 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
-from vision.rules.pieces import ALL_PIECES, ATTRIBUTES, Piece
+from vision.rules.pieces import ALL_PIECES, ATTRIBUTES, VALUES, Piece
 
 #: Odds are clipped to this range so one overconfident reading cannot veto an assignment.
 _P_MIN = 0.02
 
 FloatArray = NDArray[np.float64]
+
+#: The second value of every attribute (the one whose probability the odds give).
+_SECOND: dict[str, str] = {a: VALUES[a][1] for a in ATTRIBUTES}
+#: (16, 4) whether each piece has the second value of each attribute.
+_BITS = np.array([[p.value(a) == _SECOND[a] for a in ATTRIBUTES] for p in ALL_PIECES])
 
 
 @dataclass(frozen=True)
@@ -84,7 +89,7 @@ def hungarian(cost: FloatArray) -> NDArray[np.int64]:
 def piece_log_likelihood(odds: Sequence[Mapping[str, float | None]]) -> FloatArray:
     """(n, 16) log-likelihood of each of the 16 pieces for each cell's attribute odds."""
     ll = np.zeros((len(odds), len(ALL_PIECES)))
-    bits = np.array([[p.value(a) == _second(a) for a in ATTRIBUTES] for p in ALL_PIECES])
+    bits = _BITS
     for i, cell_odds in enumerate(odds):
         for j, attr in enumerate(ATTRIBUTES):
             prob = cell_odds.get(attr)
@@ -126,7 +131,7 @@ def decode_pieces(odds: Sequence[Mapping[str, float | None]]) -> list[DecodedPie
             value = piece.value(attr)
             if prob is not None:
                 known.add(attr)
-                q = float(prob) if value == _second(attr) else 1.0 - float(prob)
+                q = float(prob) if value == _SECOND[attr] else 1.0 - float(prob)
                 conf *= q
             else:
                 # Forced when every still-available piece that matches the readable attributes
@@ -143,9 +148,3 @@ def decode_pieces(odds: Sequence[Mapping[str, float | None]]) -> list[DecodedPie
         unknown = len(ATTRIBUTES) - len(known)
         out.append(DecodedPiece(piece, frozenset(known), conf * 0.5**unknown))
     return out
-
-
-def _second(attribute: str) -> str:
-    from vision.rules.pieces import VALUES
-
-    return VALUES[attribute][1]
