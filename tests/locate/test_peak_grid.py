@@ -189,3 +189,23 @@ def test_shipped_network_forward_shape():
         pytest.skip("no shipped board network")
     out = net.forward(np.zeros((24, 40, 3), np.float32))
     assert out.shape == (12, 20, 3)
+
+
+@pytest.mark.parametrize(("bar", "found"), [(1.4, True), (50.0, False)])
+def test_an_unsure_network_grid_stands_when_the_ring_search_finds_none(monkeypatch, bar, found):
+    """A grid fitted to the network's lattice below the "sure" score is no longer thrown
+    away: when the ring search finds no board (rings too few at a low view) it stands,
+    provided it scores ``min_peak_board_score``."""
+    from tests.locate.synth import draw_board, make_view
+
+    truth = make_view(40.0, 75.0)
+    img = draw_board(truth, pieces=(0, 6, 9, 15), seed=11)
+    monkeypatch.setattr(finder_module, "_search", lambda *a, **k: (None, 0, 0))
+    # Nothing is sure: every network grid goes the way of an unsure one.
+    config = LocateConfig(sure_board_score=50.0, min_peak_board_score=bar)
+    view = finder_module.find_board(img, config=config)
+    assert bool(view) is found
+    if found:
+        err = np.linalg.norm(np.sort(view.cell_centers_px(), 0)
+                             - np.sort(truth.cell_centers_px(), 0), axis=1)
+        assert np.median(err) < 2.0

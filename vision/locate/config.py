@@ -116,6 +116,12 @@ class LocateConfig:
     #: centres on held-out renders; tall pieces' outlines pull an edge fit half a cell or a
     #: whole row off).
     peak_max_drift_pitch: float = 0.3
+    #: A grid fitted to the network's lattice that is not sure (below ``sure_board_score``)
+    #: is kept when the ring search finds no board and it scores at least this. The
+    #: network's peaks count on its grid as ring candidates do (0.05 each), and on the
+    #: development renders (960000+, 950000+) peaks around grids fitted 0.3-0.7 pitch off
+    #: lifted 11 of them to 1.1-1.4; from 1.4 up 18 of 20 were the board.
+    min_peak_board_score: float = 1.4
 
     # --- board outlines (quadrilaterals) --------------------------------------------------
     #: Width of the image searched for board outlines: the outline is big, 480 px is plenty.

@@ -253,16 +253,21 @@ def find_board(
     work_f = cv2.GaussianBlur(work.astype(np.float32), (0, 0), config.smooth_sigma_px)
     peaks = frame_peaks(frame, scale, config)
     hyps = peak_hypotheses(peaks[0], peaks[1], config)
-    fitted = None
+    fitted = unsure = None
     if hyps and hyps[0].inliers >= config.peak_full_lattice:
         # The network found the grid: the ring search runs only if its fit is not sure.
         hyps = size_outlines([h for h in hyps if h.inliers >= config.peak_full_lattice],
                              work_f, edge, config)
         fitted = fit_grid(work_f, hyps, config, edge, peaks=peaks[0])
         if fitted is not None and fitted[2] < config.sure_board_score:
-            fitted = None
+            unsure, fitted = fitted, None
     if fitted is None:
         fitted, n_hyps, n_ells = _search(frame, work, work_f, edge, config)
+        if (unsure is not None and unsure[2] >= config.min_peak_board_score
+                and (fitted is None or fitted[2] < config.min_board_score)):
+            # Rings too few for the ring search (a low view, a crowded board): the
+            # network's grid, when its own evidence is clear enough.
+            fitted = unsure
         if fitted is None:
             return BoardNotFound(
                 f"no grid of rings among {n_ells} ring candidates and no board outline"
