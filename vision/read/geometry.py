@@ -102,7 +102,14 @@ def circle_points(
     r = radius_m if np.ndim(radius_m) == 0 else np.asarray(radius_m, np.float64)[:, None]
     pts = frames.centers_m[:, None, None, :] + r * radial[:, None, :, :]
     pts = pts + np.zeros((1, 1, 1, 3))
-    return pts + h[:, :, None, None] * np.array([0.0, 0.0, 1.0])
+    if not np.all(np.isfinite(h)):
+        return pts + h[:, :, None, None] * np.array([0.0, 0.0, 1.0])
+    # Lifted to every height: adding h * (0, 0, 1) adds zeros to x and y (which the line
+    # above already did) and h to z, so only z is computed again.
+    out = np.empty((*h.shape, pts.shape[2], 3))
+    out[:] = pts
+    out[..., 2] += h[:, :, None]
+    return out
 
 
 def project_grid(view: BoardView, points_m: FloatArray) -> FloatArray:

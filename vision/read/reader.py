@@ -190,11 +190,14 @@ def _occupancy_pass(
     colour_d = np.full(16, np.nan)
     visible = np.ones(16)
     outline_max = np.zeros(16)
+    n_body = colours.body_px.shape[1]
+    # Footprint samples and candidate tops of each cell, looked up in the mask together.
+    points = np.concatenate([colours.body_px, top_centres], axis=1)
     for i in np.argsort(frames.depth_m):
-        free = mask.uncovered(colours.body_px[i])
+        uncovered = mask.uncovered(points[i])
+        free, seen = uncovered[:n_body], uncovered[n_body:]
         if np.count_nonzero(free) >= 3:
             colour_d[i] = float(median(dist[i][free], axis=0))
-        seen = mask.uncovered(top_centres[i])
         outline_max[i] = float(np.max(outline[i][seen])) if np.any(seen) else 0.0
         occupied_p[i] = occupancy_probability(colour_d[i], outline_max[i], config)
         visible[i] = mask.visible_fraction(int(i), float(heights_m[i]))
