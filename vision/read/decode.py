@@ -95,7 +95,7 @@ def piece_log_likelihood(odds: Sequence[Mapping[str, float | None]]) -> FloatArr
             prob = cell_odds.get(attr)
             if prob is None:
                 continue
-            q = float(np.clip(prob, _P_MIN, 1.0 - _P_MIN))
+            q = float(min(max(prob, _P_MIN), 1.0 - _P_MIN))  # np.clip's value, no array
             ll[i] += np.where(bits[:, j], np.log(q), np.log(1.0 - q))
     return ll
 
