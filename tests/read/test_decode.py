@@ -7,7 +7,7 @@ import itertools
 import numpy as np
 import pytest
 
-from vision.read.decode import decode_pieces, hungarian
+from vision.read.decode import _hungarian_arrays, _hungarian_scalar, decode_pieces, hungarian
 from vision.rules.pieces import ALL_PIECES, ATTRIBUTES, Piece
 
 
@@ -22,6 +22,25 @@ def test_hungarian_matches_brute_force(seed: int) -> None:
     best = min(sum(cost[i, p[i]] for i in range(n))
                for p in itertools.permutations(range(m), n))
     assert sum(cost[i, cols[i]] for i in range(n)) == pytest.approx(best)
+
+
+def test_scalar_hungarian_is_the_array_one() -> None:
+    """The Python-float version against the array version: the same assignment, ties and
+    the readers' clipped log-odds costs included."""
+    rng = np.random.default_rng(31)
+    for trial in range(600):
+        n = int(rng.integers(0, 17))
+        m = int(rng.integers(max(n, 1), 33))
+        cost = rng.normal(size=(n, m))
+        if trial % 3 == 0:
+            cost = np.round(cost, 1)  # many ties
+        if trial % 3 == 1:
+            cost = -np.log(np.clip(rng.random((n, m)), 0.02, 0.98)) * rng.integers(0, 4, (n, m))
+        np.testing.assert_array_equal(_hungarian_scalar(cost), _hungarian_arrays(cost))
+    # Non-finite costs keep to the array version.
+    cost = rng.random((4, 6))
+    cost[1, 2] = np.inf
+    np.testing.assert_array_equal(hungarian(cost), _hungarian_arrays(cost))
 
 
 def test_hungarian_rejects_bad_shape() -> None:
