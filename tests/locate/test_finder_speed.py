@@ -101,3 +101,42 @@ def test_polarities_from_one_sampling_equal_one_search_each(mode):
         assert np.array_equal(strength, one_strength)
     # The drawn dark rings are found as dark lines or as edges of either side.
     assert np.isfinite(together[1 if mode == "line" else 2][0]).mean() > 0.5
+
+
+def test_sized_peak_lattices_carry_the_support_the_finder_would_measure():
+    from dataclasses import replace
+
+    from vision.locate.config import LocateConfig
+    from vision.locate.lattice import LatticeHypothesis
+    from vision.locate.peak_grid import size_outlines
+
+    image = _ring_image(2)
+    config = LocateConfig()
+    hyp = LatticeHypothesis(H_GRID, np.zeros((16, 2), np.int64), 16, 0.44, source="peaks")
+    sized = size_outlines([hyp], image, EdgeConfig(), config)
+    assert [h.shape for h in sized] == ["circle", "square"]
+    for h in sized:
+        edge = replace(EdgeConfig(), shape=h.shape)
+        assert h.support == ring_support(image, H_GRID, h.radius, edge, tol_px=2.0)
+    assert abs(sized[0].radius - 0.42) < 0.03
+
+
+def test_view_without_ring_edges_takes_the_pose_from_the_homography():
+    from vision.geometry.camera import Intrinsics
+    from vision.locate.config import LocateConfig
+    from vision.locate.finder import _MIRROR, build_view
+    from vision.locate.layout import LayoutFit, board_to_grid
+    from vision.locate.pose import pose_from_homography, refine_pose
+
+    config = LocateConfig()
+    lay = LayoutFit("diagonal", 5.6, 2.6, 0.8, 0.7)
+    H = np.array([[60.0, 14.0, 500.0], [-5.0, 40.0, 300.0], [0.00004, 0.0002, 1.0]])
+    intr = Intrinsics.from_fov((1280, 720), 60.0)
+    view, _ = build_view(H, 0.45, lay, (1280, 720), intr, config, 1.0)
+    p = config.nominal_pitch_for(lay.layout)
+    to_grid = board_to_grid(lay.rotation_deg) @ np.diag([1.0 / p, 1.0 / p, 1.0])
+    if pose_from_homography(H @ to_grid, intr.matrix).camera_center[2] < 0:
+        to_grid = _MIRROR @ to_grid  # the lattice's rows counted the other way
+    pose, _ = refine_pose(H @ to_grid, intr.matrix, 2.0 * p)
+    assert np.array_equal(view.camera.pose.R, pose.R)
+    assert np.array_equal(view.camera.pose.t, pose.t)

@@ -37,7 +37,7 @@ from numpy.typing import NDArray
 
 from vision.geometry.board_spec import BoardSpec
 from vision.geometry.board_view import BoardNotFound, BoardView
-from vision.geometry.camera import Camera, Intrinsics
+from vision.geometry.camera import Camera, Intrinsics, Pose
 from vision.io import MIN_SIDE_PX
 from vision.io import check_frame as check_image
 from vision.locate.candidates import Ellipse, find_ellipses
@@ -134,10 +134,13 @@ def fit_grid(gray_work: NDArray[np.float32], hyps: list[LatticeHypothesis],
         e = replace(edge, shape=hyp.shape)
         if hyp.source == "outline":  # rough: no cell was seen
             hyp = replace(hyp, H=coarse_align(gray_work, hyp.H, hyp.radius, e,
-                                              config.coarse_scales, config.coarse_shifts))
+                                              config.coarse_scales, config.coarse_shifts),
+                          support=None)
         for off in window_offsets(hyp.grid):
             H = shift_h(hyp.H, off)
-            sup = ring_support(gray_work, H, hyp.radius, e, tol_px=2.0)
+            # A sized peak lattice has its support measured already (the same number).
+            sup = (hyp.support if hyp.support is not None and off == (0, 0)
+                   else ring_support(gray_work, H, hyp.radius, e, tol_px=2.0))
             # Rings seen are fitted first, the grid grown from them; a guess that placed
             # no ring exactly (outline, peaks) is fitted everywhere from the longest reach.
             seeds = hyp.grid + np.array(off) if hyp.source == "rings" else hyp.grid[:0]
@@ -380,7 +383,7 @@ def build_view(
                                  config.hfov_range_deg, config.max_focal_elevation_deg)
     else:
         intr = intrinsics
-    pose, _ = refine_pose(H_board, intr.matrix, 2.0 * p)
+    pose: Pose | None = None
     if correspondences is not None and len(correspondences[0]) >= config.min_camera_points:
         board_xy = apply_h(np.linalg.inv(to_grid), correspondences[0])
         img = correspondences[1]
@@ -399,6 +402,10 @@ def build_view(
             if intrinsics is None:
                 intr = Intrinsics(float(K[0, 0]), float(K[1, 1]), default.cx, default.cy,
                                   default.size_wh)
+    if pose is None:
+        # No camera fitted to the ring edges: the pose from the homography (``intr`` is
+        # still the one it was fitted with; only an accepted camera fit replaces both).
+        pose, _ = refine_pose(H_board, intr.matrix, 2.0 * p)
     spec = BoardSpec(
         side_m=lay.side * p,
         cell_pitch_m=p,

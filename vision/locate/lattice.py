@@ -46,6 +46,10 @@ class LatticeHypothesis:
     #: rough, no cell seen) or ``peaks`` (the cell-centre network: every cell placed, each
     #: within a fraction of a pitch).
     source: str = "rings"
+    #: Share of the outline points on edges within 2 px (``ring_support`` at ``tol_px=2``)
+    #: of the grid as it stands, when already measured (the sizing of a peak lattice
+    #: measures it); None when not.
+    support: float | None = None
 
 
 def usable_h(H: NDArray[Any] | None) -> bool:

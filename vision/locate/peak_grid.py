@@ -78,14 +78,17 @@ def size_outlines(hyps: list[LatticeHypothesis], gray_work: NDArray[np.float32],
                   edge: EdgeConfig, config: LocateConfig) -> list[LatticeHypothesis]:
     """Peak lattices place the cells, not their outlines: for each lattice and cell shape,
     the ring radius (of ``peak_radius_steps`` over ``ring_radius_range``) whose outlines
-    meet the most image edges. One hypothesis per lattice and shape."""
+    meet the most image edges. One hypothesis per lattice and shape, carrying that support
+    (2 px tolerance) for the finder's ranking."""
     out = []
     radii = np.linspace(*config.ring_radius_range, config.peak_radius_steps)
     for hyp in hyps:
         for shape in ("circle", "square"):
             e = replace(edge, shape=shape)
             support = ring_support_radii(gray_work, hyp.H, radii, e, tol_px=2.0)
-            out.append(replace(hyp, radius=float(radii[int(np.argmax(support))]), shape=shape))
+            k = int(np.argmax(support))
+            out.append(replace(hyp, radius=float(radii[k]), shape=shape,
+                               support=float(support[k])))
     return out
 
 
