@@ -153,17 +153,22 @@ def outline_fit_profile(
     grid[..., 2] += h[:, :, None]
     vals, _ = patch.sample(project_grid(view, grid))
     vals = vals.reshape(16, h.shape[1], n_big, n_big, 3)
-    # Channels first, so that each median's samples are contiguous.
-    planar = vals.reshape(16, h.shape[1], n_big * n_big, 3).transpose(0, 1, 3, 2)
-    top = median(planar[..., _COARSE_BAND_INDEX], axis=-1)  # (16, K, 3)
-    far = median(planar[..., _COARSE_FAR_INDEX], axis=-1)
+    # The band's and the far ring's samples gathered, channels first (contiguous lanes).
+    flat = vals.reshape(16, h.shape[1], n_big * n_big, 3)
+    top = median(_lanes(flat, _COARSE_BAND_INDEX), axis=-1)  # (16, K, 3)
+    far = median(_lanes(flat, _COARSE_FAR_INDEX), axis=-1)
     contrast = lab_distance(top, far)
     scale = np.maximum(0.5 * contrast, 6.0)
     like = np.exp(-0.5 * (lab_distance(vals, top[:, :, None, None, :])
-                          / scale[:, :, None, None]) ** 2).astype(np.float32)
+                          / scale[:, :, None, None]) ** 2).astype(np.float32, copy=False)
     fit = _correlate(like, _COARSE_TEMPLATES).reshape(16, h.shape[1], -1).max(axis=2)
     # A top must also stand out from its surroundings: weigh by the top/far contrast.
     return np.asarray(fit * contrast / (contrast + _CONTRAST_HALF))
+
+
+def _lanes(samples: NDArray[np.float32], index: NDArray[np.intp]) -> NDArray[np.float32]:
+    """(..., 3, len(index)) contiguous: the samples ``index`` of (..., P, 3) Lab samples."""
+    return np.ascontiguousarray(np.take(samples, index, axis=-2).swapaxes(-1, -2))
 
 
 def top_features(
@@ -178,10 +183,11 @@ def top_features(
     u = np.linspace(-1.0, 1.0, n_big) * (_HALF_F + _SHIFT * step / f)
     r = np.hypot(u[:, None], u[None, :])
     band = (r > 0.33) & (r < 0.44)
-    top = median(vals[:, band], axis=1)  # (16, 3)
+    samples = vals.reshape(16, n_big * n_big, 3)
+    top = median(_lanes(samples, np.flatnonzero(band)), axis=-1)  # (16, 3)
     # Top-likeness: 1 at the top's colour, falling off over a distance set by the contrast
     # between the top and the far surroundings (so dim and bright scenes behave alike).
-    far = median(vals[:, r > 0.75], axis=1)
+    far = median(_lanes(samples, np.flatnonzero(r > 0.75)), axis=-1)
     scale = np.maximum(0.5 * lab_distance(top, far), 6.0)
     like = np.exp(-0.5 * (lab_distance(vals, top[:, None, None, :]) / scale[:, None, None]) ** 2)
     shifts = like.shape[1] - _N + 1
