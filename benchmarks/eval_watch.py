@@ -68,7 +68,7 @@ def _oracle_session(truth: dict):
                 i = m["row"] * 4 + m["col"]
                 j = int(np.argmin(np.linalg.norm(ours - theirs[i], axis=1)))
                 pieces[Cell(j // 4, j % 4)] = Piece.from_attributes(m["piece"])
-        return readings_from_pieces(pieces, centers_px=ours)
+        return readings_from_pieces(pieces, centers_px=ours, board_view=view)
 
     return WatchSession(locator, reader, log_dir=None)
 

@@ -238,7 +238,7 @@ def _with_occupancy(obs, cell, p):
 
     cells = list(obs.cells)
     cells[cell.index] = dataclasses.replace(cells[cell.index], occupied_probability=p)
-    return Observation(tuple(cells))
+    return Observation(tuple(cells), obs.board_view)
 
 
 def test_half_seen_cell_arriving_with_a_clear_piece_is_no_move():
@@ -307,12 +307,12 @@ def test_flicker_threshold_is_validated():
         TrackerConfig(flicker_piece_probability=0.2)
 
 
-def _echo_of(feed, cell, source, p_occupied=0.85):
+def _echo_of(feed, cell, source, p_occupied=0.85, board_view=None):
     """The readings of ``feed.pieces`` plus ``cell`` read as the piece on ``source`` (a
     neighbour that sees its body), less surely occupied."""
     pieces = dict(feed.pieces)
     pieces[cell] = feed.pieces[source]
-    obs = readings_from_pieces(pieces)
+    obs = readings_from_pieces(pieces, board_view=board_view)
     return _with_occupancy(obs, cell, p_occupied)
 
 
@@ -421,3 +421,65 @@ def test_a_held_back_cell_seen_empty_is_forgotten():
     feed.frames(1.0, busy=True)
     feed.frames(2.0)
     assert [e["name"] for e in feed.events if e["type"] == "move"] == ["b2"]
+
+
+def _view(elevation=35.0, azimuth=20.0):
+    from tests.locate.synth import make_view
+
+    return make_view(elevation, azimuth)
+
+
+def _behind(view, cell):
+    """The neighbour of ``cell`` farthest from the camera (its view crosses the piece)."""
+    import numpy as np
+
+    foot = np.asarray(view.camera.pose.camera_center)[:2]
+    here = view.spec.cell_center(cell)
+    away = here - foot
+    near = [Cell(cell.row + dr, cell.col + dc) for dr in (-1, 0, 1) for dc in (-1, 0, 1)
+            if (dr or dc) and 0 <= cell.row + dr < 4 and 0 <= cell.col + dc < 4]
+    return max(near, key=lambda c: float(np.dot(view.spec.cell_center(c) - here, away)))
+
+
+def test_only_a_cell_that_can_see_the_piece_can_echo_it():
+    from vision.live.arrivals import can_echo
+
+    view, config = _view(), TrackerConfig()
+    b2 = Cell.from_name("b2")
+    assert can_echo(view, _behind(view, b2), b2, config)
+    corners = [Cell.from_name(n) for n in ("a1", "d1", "a4", "d4")]
+    pairs = [(a, b) for a in corners for b in corners if a != b]
+    # from 35 degrees a tall piece reaches over a cell or two behind it, not across the board
+    assert sum(can_echo(view, a, b, config) for a, b in pairs) <= 2
+    # seen from straight above, a piece covers only its own cell's surroundings
+    top = _view(89.0, 0.0)
+    assert not any(can_echo(top, a, b, config) for a, b in pairs)
+
+
+def test_two_turns_without_a_settle_between_them_are_both_taken():
+    # Two hands came and went with no settled frame between them (a quick player, a lamp
+    # switched on): d4 and then b2, across the board, are new in one settle on a steady view.
+    # Neither can be an echo of the other (a cell's footprint does not meet the other's piece
+    # in the image), so both are moves; a cell right behind a new piece is still held back
+    # as its echo.
+    view = _view()
+    feed = Feed()
+    feed.frames(1.0, board_view=view)
+    feed.place("a1", "LRSS", board_view=view)
+    b2, d4, c1 = Cell.from_name("b2"), Cell.from_name("d4"), Cell.from_name("c1")
+    feed.frames(1.0, busy=True)
+    feed.pieces[d4] = Piece.from_symbol("LRSH")
+    feed.frames(0.2, board_view=view)  # a calm moment too short to settle
+    feed.frames(1.0, busy=True)
+    feed.pieces[b2] = Piece.from_symbol("DSTS")
+    events = feed.frames(2.0, board_view=view)
+    # both taken, in the order they were first seen standing (d4 in the calm moment)
+    assert [e["name"] for e in events if e["type"] == "move"] == ["d4", "b2"]
+    behind = _behind(view, c1)
+    assert behind not in feed.pieces
+    feed.frames(1.0, busy=True)
+    feed.pieces[c1] = Piece.from_symbol("DRTS")
+    events = feed.frames(2.0, obs=_echo_of(feed, behind, c1, board_view=view))
+    assert [e["name"] for e in events if e["type"] == "move"] == ["c1"]
+    assert any(behind.name in e.get("message", "") and "not taken" in e.get("message", "")
+               for e in events)

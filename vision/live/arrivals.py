@@ -12,8 +12,10 @@ of a real scene are not placements:
   placed in front of it; it waits until seen empty or read clearly;
 - an *echo*: of cells new in one settle, the one read most surely occupied is the arrival.
   While the view stayed put since the last settle, a hand brought one piece, so every other
-  new cell is an echo whatever it reads as (``hold_co_arrivals_when_steady``): a neighbour
-  cell seeing part of the new piece. After a camera bump several moves may have come unseen,
+  new cell that can see part of it (:func:`can_echo`: its footprint meets the piece's image)
+  is an echo whatever it reads as (``hold_co_arrivals_when_steady``); a new cell that cannot
+  is a move of its own (two turns without a settle between them: a quick hand, a lamp
+  switched on). After a camera bump several moves may have come unseen,
   and only a cell that reads as the same piece is an echo (``max_echo_differences``; the 16
   pieces are all different, so both cannot be right). An echo is held back until seen
   empty, and taken on the first settle after a hand that brought nothing else (a piece put
@@ -25,12 +27,40 @@ from __future__ import annotations
 
 from collections.abc import Callable, Container
 
+import numpy as np
+
+from vision.geometry.board_view import BoardView
 from vision.live.tracker_config import TrackerConfig
 from vision.read.observation import Observation
 from vision.rules.board import Cell
 
 #: Mean log-odds of each attribute read on a cell in the present settle (absent: unread).
 LogOdds = Callable[[Cell], dict[str, float]]
+
+
+def can_echo(view: BoardView, cell: Cell, arrival: Cell, config: TrackerConfig) -> bool:
+    """Whether a piece standing on ``arrival`` can cover part of ``cell`` in the image.
+
+    Seen from the camera centre ``C`` (height ``c`` above the board), a point of the piece
+    at height ``z`` lies in the image where the board-plane point ``N + (P - N) c / (c - z)``
+    does (``N`` the camera's foot on the board, ``P`` the point's own foot), and a width
+    scales by the same factor. So the piece's image, traced on the board plane, is the
+    union of discs along that line; ``cell`` can see the piece when its footprint disc
+    meets one of them. The tallest and widest piece of any set is assumed
+    (``echo_piece_height_m``, ``echo_piece_radius_m``).
+    """
+    spec = view.spec
+    centre = np.asarray(view.camera.pose.camera_center, dtype=np.float64)
+    c = float(centre[2])
+    if c <= config.echo_piece_height_m:
+        return True  # a camera below the top of a piece: anything may hide anything
+    foot = np.asarray(spec.cell_center(arrival), dtype=np.float64)
+    target = np.asarray(spec.cell_center(cell), dtype=np.float64)
+    z = np.linspace(0.0, config.echo_piece_height_m, 16)
+    k = c / (c - z)
+    traced = centre[:2] + (foot - centre[:2]) * k[:, None]
+    reach = config.echo_cell_radius_pitch * spec.cell_pitch_m + config.echo_piece_radius_m * k
+    return bool(np.any(np.linalg.norm(traced - target, axis=1) < reach))
 
 
 def differences(a: dict[str, float], b: dict[str, float]) -> int:
@@ -107,10 +137,30 @@ class ArrivalFilter:
         arrival = max(fresh, key=lambda c: observation.reading(c).occupied_probability)
         read = log_odds(arrival)
         steady = view_steady and self.config.hold_co_arrivals_when_steady
-        echoes = [
-            c for c in fresh if c != arrival
-            and (steady or differences(log_odds(c), read) <= self.config.max_echo_differences)
-        ]
+        if steady:
+            echoes = self._steady_echoes(observation, fresh, arrival)
+        else:
+            echoes = [c for c in fresh if c != arrival
+                      and differences(log_odds(c), read) <= self.config.max_echo_differences]
         for cell in echoes:
             self.held_back[cell] = log_odds(cell)
         return [c for c in fresh if c not in echoes], echoes, (arrival if echoes else None)
+
+    def _steady_echoes(self, observation: Observation, fresh: list[Cell],
+                       arrival: Cell) -> list[Cell]:
+        """Cells new in a settle that can be echoes of a piece taken in it: surest first,
+        each is an echo when it can see part of a piece already taken (:func:`can_echo`),
+        else a piece of its own. Without a board view every other cell is an echo."""
+        view = observation.board_view
+        if not isinstance(view, BoardView):
+            return [c for c in fresh if c != arrival]
+        taken = [arrival]
+        echoes: list[Cell] = []
+        for cell in sorted(fresh, key=lambda c: -observation.reading(c).occupied_probability):
+            if cell == arrival:
+                continue
+            if any(can_echo(view, cell, t, self.config) for t in taken):
+                echoes.append(cell)
+            else:
+                taken.append(cell)
+        return echoes

@@ -17,6 +17,7 @@ from collections.abc import Iterable, Mapping, Sequence
 
 import numpy as np
 
+from vision.geometry.board_view import BoardView
 from vision.read.observation import CellReading, Observation
 from vision.rules.board import ALL_CELLS, Cell
 from vision.rules.pieces import ALL_PIECES, ATTRIBUTES, VALUES, Piece
@@ -163,12 +164,14 @@ def readings_from_pieces(
     visible: Mapping[Cell, float] | None = None,
     odds: Mapping[Cell, Mapping[str, float | None]] | None = None,
     centers_px: Sequence[Sequence[float]] | None = None,
+    board_view: BoardView | None = None,
 ) -> Observation:
     """An Observation that reads ``pieces`` with the given per-attribute ``confidence``.
 
     For tests and replays of labelled data: ``unknown`` lists attributes read as ``None``;
     ``visible`` sets predicted visible fractions; ``odds`` overrides attribute odds per cell;
-    ``centers_px`` gives the cells' image centres (row-major; default: a made-up grid).
+    ``centers_px`` gives the cells' image centres (row-major; default: a made-up grid);
+    ``board_view`` the board they were read on (default: none).
     """
     cells = []
     for cell in ALL_CELLS:
@@ -196,4 +199,4 @@ def readings_from_pieces(
                 confidence=confidence if piece is not None else 0.0,
             )
         )
-    return Observation(tuple(cells))
+    return Observation(tuple(cells), board_view)

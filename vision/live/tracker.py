@@ -69,6 +69,9 @@ class StateTracker:
         self._warned: set[str] = set()
         self._weak_since: dict[Cell, float] = {}  # newest piece read weakly, since
         self._first_seen: dict[Cell, float] = {}  # new, not yet committed pieces
+        #: when each cell was first read occupied in a calm frame (no hand), since last empty:
+        #: orders two pieces that arrive in one settle (two turns went by without a settle)
+        self._calm_seen: dict[Cell, float] = {}
         self._history: dict[Cell, CellEvidence] = {}  # fresh readings across windows
         self._arrival_odds: dict[Cell, float] = {}  # pieces that appeared with others
         self._hand_since_settle = True  # a hand (busy frames) since the last settled frame
@@ -113,6 +116,11 @@ class StateTracker:
         if self._window_start is None:
             self._window_start = float(now)
         self._window_frames += 1
+        for cell, occupied in zip(ALL_CELLS, pattern, strict=True):
+            if occupied:
+                self._calm_seen.setdefault(cell, float(now))
+            else:
+                self._calm_seen.pop(cell, None)
         fresh = observation is not self._last_observation  # a new reading, not a repeat
         self._last_observation = observation
         cfg = self.config
@@ -267,6 +275,7 @@ class StateTracker:
         self._arrival_odds.clear()
         self._arrivals.clear()
         self._gate.clear()
+        self._calm_seen = {c: t for c, t in self._calm_seen.items() if c in occupied}
 
     def _decode_all(self, cells: Sequence[Cell]) -> list[tuple[Cell, Piece]]:
         """Distinct pieces for ``cells`` from their evidence, greedily by best margin."""
@@ -280,7 +289,9 @@ class StateTracker:
         return out
 
     def _place_new(self, new_cells: Sequence[Cell], now: float) -> list[Event]:
-        """Commit the pieces on ``new_cells`` in the order they first appeared.
+        """Commit the pieces on ``new_cells`` in the order they first appeared (first read
+        occupied in a frame with no hand; two pieces first seen in the same frame are in an
+        order that is a guess, with a warning).
 
         A piece that cannot be read surely waits while it is the newest, for ``weak_commit_s``
         at most, and is then committed with its likeliest reading and a warning naming the
@@ -290,7 +301,9 @@ class StateTracker:
         assert game is not None
         events: list[Event] = []
         for cell in new_cells:
-            self._first_seen.setdefault(cell, now)
+            # Seen standing in a calm moment before this settle (between two hands): that
+            # is when it arrived.
+            self._first_seen.setdefault(cell, min(self._calm_seen.get(cell, now), now))
         ordered = sorted(new_cells, key=lambda c: (self._first_seen[c], c))
         unplayed = game.board.unplayed()
         same_time = [c for c in ordered if self._first_seen[c] == self._first_seen[ordered[-1]]]

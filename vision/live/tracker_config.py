@@ -37,6 +37,15 @@ class TrackerConfig:
     #: front can read as another piece. After a bump several pieces may have come unseen,
     #: and only echoes are held back.
     hold_co_arrivals_when_steady: bool = True
+    #: ... but only a cell that *can* see part of the new piece is its echo: one whose
+    #: footprint (a disc of this radius, in pitches) meets the piece's image, traced on the
+    #: board plane for the tallest and widest piece of any set (these height and radius,
+    #: board metres). A cell outside it read occupied in the same settle holds a piece of
+    #: its own: two turns went by without a settle (a hand back within a fraction of a
+    #: second, a lamp switched on) and both moves are taken, their order a guess.
+    echo_cell_radius_pitch: float = 0.45
+    echo_piece_height_m: float = 0.09
+    echo_piece_radius_m: float = 0.022
     #: A held-back cell is taken as a move after a hand that brought nothing else only when
     #: its reading differs from the held one in at least this many attributes (a piece put
     #: there reads otherwise, a nudge or a hover leaves a phantom as it was). At 1 a nudge no
