@@ -368,6 +368,11 @@ class BumpConfig:
     #: A frame is calm (it may update the reference support) when the thumbnail shift is
     #: below this many full-resolution pixels.
     calm_shift_px: float = 1.0
+    #: A shift the witness cells called a hand, held this long (seconds) by a still image,
+    #: is a small camera move after all (rings moved by a few pixels stay within the
+    #: witnesses' reach): the pose is refitted. A hand over the board does not hold still
+    #: that long; a resting one costs one search and keeps the pose.
+    steady_offset_s: float = 0.3
     #: Whole-image test of a shift (a moved camera, not a hand): the thumbnail is cut into
     #: ``whole_tiles`` x ``whole_tiles`` tiles; a tile *follows* the shift when moving the
     #: reference by it leaves at most ``follow_ratio`` of the tile's difference, and *stays*

@@ -102,6 +102,10 @@ class BoardTracker:
         self._kept_ref: NDArray[np.float32] | None = None  # the thumbnail it was tracked on
         self._was_found = False
         self._moving = False  # the pose was found during a bump: refit when still
+        #: the last thumbnail, and since when the image has stayed shifted from the reference
+        #: while still (a small camera move the ring witnesses took for a hand)
+        self._last_thumb: NDArray[np.float32] | None = None
+        self._offset_since: float | None = None
         self._prev_thumb: NDArray[np.float32] | None = None
         self._edge = EdgeConfig(min_edge=self.locate_config.min_edge_step)
 
@@ -171,6 +175,8 @@ class BoardTracker:
         self._kept = None
         self._was_found = False
         self._moving = False
+        self._last_thumb = None
+        self._offset_since = None
 
     def update(self, frame: NDArray[np.uint8], t: float) -> BoardView | BoardNotFound:
         """The board in this frame (``t``: seconds of source time)."""
@@ -194,9 +200,12 @@ class BoardTracker:
             ):
                 return self._refit(frame, t)
         dx, dy, shift = _shift(self._ref, thumb, scale)
+        prev, self._last_thumb = self._last_thumb, thumb
         cells = self._cell_support(frame)
         support = float(cells.mean())
-        if shift > cfg.max_shift_px:
+        if shift <= cfg.max_shift_px:
+            self._offset_since = None
+        else:
             witnesses = self._witnesses(cells)
             if witnesses >= self.bump_config.min_witnesses and not _moved_whole(
                 self._ref, thumb, dx, dy, self.bump_config
@@ -205,6 +214,8 @@ class BoardTracker:
                 self.rejected_bumps += 1
                 log.debug("shift %.1f px at t=%.2f but %d cells keep their rings: no bump",
                           shift, t, witnesses)
+                if self._steady_offset(prev, thumb, scale, t):
+                    return self._refit(frame, t)
             else:
                 return self._on_bump(frame, t, shift, support)
         ratio = support / self._ref_support
@@ -221,6 +232,28 @@ class BoardTracker:
         ):
             return self._on_low_support(frame, t, support)
         return self.view
+
+    def _steady_offset(self, prev: NDArray[np.float32] | None, thumb: NDArray[np.float32],
+                       scale: float, t: float) -> bool:
+        """Has the image stayed shifted from the reference, and still, for
+        ``BumpConfig.steady_offset_s``? A camera moved by a few pixels leaves its rings
+        within the witnesses' reach, so a small bump looks like a hand; but a hand over the
+        board moves, and a still, shifted image is a moved camera. Refitting then (a search,
+        the kept pose kept unless the new one is near or explains the rings better) costs
+        nothing when it was a hand at rest after all."""
+        still = (prev is not None and prev.shape == thumb.shape
+                 and _shift(prev, thumb, scale)[2] < self.bump_config.calm_shift_px)
+        if not still:
+            self._offset_since = None
+            return False
+        if self._offset_since is None:
+            self._offset_since = t
+        if (t - self._offset_since >= self.bump_config.steady_offset_s
+                and t - self._last_search >= self.config.retry_interval_s):
+            self._offset_since = None
+            log.info("image stayed shifted at t=%.2f: refitting the pose", t)
+            return True
+        return False
 
     # -- the three reasons to search ----------------------------------------------------------
     def _search_lost(self, frame: NDArray[np.uint8], t: float) -> BoardView | BoardNotFound:
