@@ -7,7 +7,7 @@ import itertools
 import numpy as np
 import pytest
 
-from vision.read.decode import _hungarian_arrays, _hungarian_scalar, decode_pieces, hungarian
+from vision.read.decode import decode_pieces, hungarian
 from vision.rules.pieces import ALL_PIECES, ATTRIBUTES, Piece
 
 
@@ -24,6 +24,48 @@ def test_hungarian_matches_brute_force(seed: int) -> None:
     assert sum(cost[i, cols[i]] for i in range(n)) == pytest.approx(best)
 
 
+def _hungarian_arrays(c: np.ndarray) -> np.ndarray:
+    """Reference: shortest augmenting paths with potentials on numpy arrays (the library's
+    implementation until it moved to Python floats for speed)."""
+    n, m = c.shape
+    inf = np.inf
+    u = np.zeros(n + 1)
+    v = np.zeros(m + 1)
+    p = np.zeros(m + 1, dtype=np.int64)  # p[j]: row (1-based) matched to column j
+    way = np.zeros(m + 1, dtype=np.int64)
+    for i in range(1, n + 1):
+        p[0] = i
+        j0 = 0
+        minv = np.full(m + 1, inf)
+        used = np.zeros(m + 1, dtype=bool)
+        while True:
+            used[j0] = True
+            i0 = p[j0]
+            cur = c[i0 - 1, :] - u[i0] - v[1:]
+            free = ~used[1:]
+            better = free & (cur < minv[1:])
+            minv[1:][better] = cur[better]
+            way[1:][better] = j0
+            cand = np.where(free, minv[1:], inf)
+            j1 = int(np.argmin(cand)) + 1
+            delta = cand[j1 - 1]
+            u[p[used]] += delta
+            v[used] -= delta
+            minv[1:][free] -= delta
+            j0 = j1
+            if p[j0] == 0:
+                break
+        while j0:
+            j1 = int(way[j0])
+            p[j0] = p[j1]
+            j0 = j1
+    result = np.zeros(n, dtype=np.int64)
+    for j in range(1, m + 1):
+        if p[j]:
+            result[p[j] - 1] = j - 1
+    return result
+
+
 def test_scalar_hungarian_is_the_array_one() -> None:
     """The Python-float version against the array version: the same assignment, ties and
     the readers' clipped log-odds costs included."""
@@ -36,8 +78,8 @@ def test_scalar_hungarian_is_the_array_one() -> None:
             cost = np.round(cost, 1)  # many ties
         if trial % 3 == 1:
             cost = -np.log(np.clip(rng.random((n, m)), 0.02, 0.98)) * rng.integers(0, 4, (n, m))
-        np.testing.assert_array_equal(_hungarian_scalar(cost), _hungarian_arrays(cost))
-    # Non-finite costs keep to the array version.
+        np.testing.assert_array_equal(hungarian(cost), _hungarian_arrays(cost))
+    # Non-finite costs too.
     cost = rng.random((4, 6))
     cost[1, 2] = np.inf
     np.testing.assert_array_equal(hungarian(cost), _hungarian_arrays(cost))

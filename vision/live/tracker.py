@@ -303,7 +303,7 @@ class StateTracker:
         for cell in new_cells:
             # Seen standing in a calm moment before this settle (between two hands): that
             # is when it arrived.
-            self._first_seen.setdefault(cell, min(self._calm_seen.get(cell, now), now))
+            self._first_seen.setdefault(cell, self._calm_seen.get(cell, now))
         ordered = sorted(new_cells, key=lambda c: (self._first_seen[c], c))
         unplayed = game.board.unplayed()
         same_time = [c for c in ordered if self._first_seen[c] == self._first_seen[ordered[-1]]]

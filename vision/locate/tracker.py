@@ -102,10 +102,10 @@ class BoardTracker:
         self._kept_ref: NDArray[np.float32] | None = None  # the thumbnail it was tracked on
         self._was_found = False
         self._moving = False  # the pose was found during a bump: refit when still
-        #: the last thumbnail, and since when the image has stayed shifted from the reference
-        #: while still (a small camera move the ring witnesses took for a hand)
-        self._last_thumb: NDArray[np.float32] | None = None
+        #: since when the image has stayed shifted from the reference while still (a small
+        #: camera move the ring witnesses took for a hand)
         self._offset_since: float | None = None
+        #: the previous frame's thumbnail since the pose was adopted (None right after)
         self._prev_thumb: NDArray[np.float32] | None = None
         self._edge = EdgeConfig(min_edge=self.locate_config.min_edge_step)
 
@@ -175,7 +175,7 @@ class BoardTracker:
         self._kept = None
         self._was_found = False
         self._moving = False
-        self._last_thumb = None
+        self._prev_thumb = None
         self._offset_since = None
 
     def update(self, frame: NDArray[np.uint8], t: float) -> BoardView | BoardNotFound:
@@ -189,18 +189,12 @@ class BoardTracker:
             self.reset()
             return self._search_lost(frame, t)
         scale = frame.shape[1] / thumb.shape[1]
-        if self._moving:
+        prev, self._prev_thumb = self._prev_thumb, thumb
+        if self._moving and _still(prev, thumb, scale, self.bump_config.calm_shift_px):
             # The pose was found while the camera moved (a bump): fit it again on the first
             # still frame, where the image is sharp and stays put.
-            prev, self._prev_thumb = self._prev_thumb, thumb
-            if (
-                prev is not None
-                and prev.shape == thumb.shape
-                and _shift(prev, thumb, scale)[2] < self.bump_config.calm_shift_px
-            ):
-                return self._refit(frame, t)
+            return self._refit(frame, t)
         dx, dy, shift = _shift(self._ref, thumb, scale)
-        prev, self._last_thumb = self._last_thumb, thumb
         cells = self._cell_support(frame)
         support = float(cells.mean())
         if shift <= cfg.max_shift_px:
@@ -241,9 +235,7 @@ class BoardTracker:
         board moves, and a still, shifted image is a moved camera. Refitting then (a search,
         the kept pose kept unless the new one is near or explains the rings better) costs
         nothing when it was a hand at rest after all."""
-        still = (prev is not None and prev.shape == thumb.shape
-                 and _shift(prev, thumb, scale)[2] < self.bump_config.calm_shift_px)
-        if not still:
+        if not _still(prev, thumb, scale, self.bump_config.calm_shift_px):
             self._offset_since = None
             return False
         if self._offset_since is None:
@@ -378,6 +370,14 @@ def _shift(
     in full-resolution pixels (``scale`` = frame width / thumbnail width)."""
     (dx, dy), _ = cv2.phaseCorrelate(ref, thumb)
     return dx, dy, math.hypot(dx, dy) * scale
+
+
+def _still(prev: NDArray[np.float32] | None, thumb: NDArray[np.float32], scale: float,
+           calm_px: float) -> bool:
+    """Did the image stay put since the previous thumbnail (a shift under ``calm_px``
+    full-resolution pixels)?"""
+    return (prev is not None and prev.shape == thumb.shape
+            and _shift(prev, thumb, scale)[2] < calm_px)
 
 
 def _moved_whole(

@@ -35,11 +35,7 @@ FloatArray = NDArray[np.float64]
 def ring_support(gray_f: NDArray[np.float32], H: FloatArray, radius: float, config: EdgeConfig,
                  tol_px: float = 1.5) -> float:
     """Share of predicted cell-outline points with an image edge within ``tol_px`` of them."""
-    pts, rad = ring_model_points(radius, config.samples_per_ring, config.shape)
-    px = apply_h(H, pts)
-    nrm = image_normals(H, pts, rad, pts_px=px)
-    off, _ = edge_search(gray_f, px, nrm, tol_px, config)
-    return float(np.isfinite(off).mean())
+    return float(ring_support_radii(gray_f, H, np.array([radius]), config, tol_px)[0])
 
 
 def ring_support_radii(gray_f: NDArray[np.float32], H: FloatArray, radii: FloatArray,

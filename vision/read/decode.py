@@ -46,24 +46,12 @@ def hungarian(cost: FloatArray) -> NDArray[np.int64]:
 
     Notes
     -----
-    Small finite problems (the readers' 16 x 16) run on Python floats, several times faster
-    than on 16-element arrays, with the same operations in the same order as the array
-    version (used otherwise), so the same assignment.
+    It runs on Python floats: for the readers' 16 x 16 problems several times faster than on
+    16-element numpy arrays.
     """
     c = np.asarray(cost, dtype=np.float64)
     if c.ndim != 2 or c.shape[0] > c.shape[1]:
         raise ValueError(f"cost must be an n x m array with n <= m, got shape {c.shape}")
-    if c.shape[1] <= _SCALAR_MAX_COLUMNS and np.all(np.isfinite(c)):
-        return _hungarian_scalar(c)
-    return _hungarian_arrays(c)
-
-
-#: Up to this many columns :func:`hungarian` works on Python floats.
-_SCALAR_MAX_COLUMNS = 32
-
-
-def _hungarian_scalar(c: FloatArray) -> NDArray[np.int64]:
-    """:func:`_hungarian_arrays` on Python floats (finite costs)."""
     n, m = c.shape
     rows = c.tolist()
     inf = float("inf")
@@ -82,7 +70,7 @@ def _hungarian_scalar(c: FloatArray) -> NDArray[np.int64]:
             row = rows[i0 - 1]
             ui0 = u[i0]
             delta = inf
-            j1 = 1  # the first column, as argmin gives when every candidate is inf
+            j1 = 1  # the first column when every candidate is inf
             for j in range(1, m + 1):
                 if not used[j]:
                     cur = row[j - 1] - ui0 - v[j]
@@ -112,58 +100,16 @@ def _hungarian_scalar(c: FloatArray) -> NDArray[np.int64]:
     return result
 
 
-def _hungarian_arrays(c: FloatArray) -> NDArray[np.int64]:
-    """Shortest augmenting paths with potentials on numpy arrays."""
-    n, m = c.shape
-    inf = np.inf
-    u = np.zeros(n + 1)
-    v = np.zeros(m + 1)
-    p = np.zeros(m + 1, dtype=np.int64)  # p[j]: row (1-based) matched to column j
-    way = np.zeros(m + 1, dtype=np.int64)
-    for i in range(1, n + 1):
-        p[0] = i
-        j0 = 0
-        minv = np.full(m + 1, inf)
-        used = np.zeros(m + 1, dtype=bool)
-        while True:
-            used[j0] = True
-            i0 = p[j0]
-            cur = c[i0 - 1, :] - u[i0] - v[1:]
-            free = ~used[1:]
-            better = free & (cur < minv[1:])
-            minv[1:][better] = cur[better]
-            way[1:][better] = j0
-            cand = np.where(free, minv[1:], inf)
-            j1 = int(np.argmin(cand)) + 1
-            delta = cand[j1 - 1]
-            u[p[used]] += delta
-            v[used] -= delta
-            minv[1:][free] -= delta
-            j0 = j1
-            if p[j0] == 0:
-                break
-        while j0:
-            j1 = int(way[j0])
-            p[j0] = p[j1]
-            j0 = j1
-    result = np.zeros(n, dtype=np.int64)
-    for j in range(1, m + 1):
-        if p[j]:
-            result[p[j] - 1] = j - 1
-    return result
-
-
 def piece_log_likelihood(odds: Sequence[Mapping[str, float | None]]) -> FloatArray:
     """(n, 16) log-likelihood of each of the 16 pieces for each cell's attribute odds."""
     ll = np.zeros((len(odds), len(ALL_PIECES)))
-    bits = _BITS
     for i, cell_odds in enumerate(odds):
         for j, attr in enumerate(ATTRIBUTES):
             prob = cell_odds.get(attr)
             if prob is None:
                 continue
             q = float(min(max(prob, _P_MIN), 1.0 - _P_MIN))  # np.clip's value, no array
-            ll[i] += np.where(bits[:, j], np.log(q), np.log(1.0 - q))
+            ll[i] += np.where(_BITS[:, j], np.log(q), np.log(1.0 - q))
     return ll
 
 

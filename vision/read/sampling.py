@@ -15,6 +15,7 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
+from vision.io import check_frame
 from vision.read.stats import percentile_u8
 
 FloatArray = NDArray[np.float64]
@@ -79,9 +80,7 @@ def lab_patch(frame_bgr: NDArray[np.uint8], bbox_xyxy: tuple[float, float, float
     board differs from it by a few Lab units only, and the same difference after normalising
     is comparable with a well-lit scene.
     """
-    if frame_bgr.dtype != np.uint8 or frame_bgr.ndim != 3 or frame_bgr.shape[2] != 3:
-        raise ValueError(f"frame_bgr must be an (H, W, 3) uint8 image, got {frame_bgr.dtype} "
-                         f"{frame_bgr.shape}")
+    check_frame(frame_bgr)
     h, w = frame_bgr.shape[:2]
     x0 = int(np.clip(np.floor(bbox_xyxy[0]) - 2, 0, w - 1))
     y0 = int(np.clip(np.floor(bbox_xyxy[1]) - 2, 0, h - 1))
