@@ -30,6 +30,7 @@ from __future__ import annotations
 import logging
 import math
 from dataclasses import replace
+from functools import partial
 
 import cv2
 import numpy as np
@@ -44,6 +45,7 @@ from vision.locate.candidates import Ellipse, find_ellipses
 from vision.locate.config import LocateConfig
 from vision.locate.fit import (
     EdgeConfig,
+    EdgeMatches,
     coarse_align,
     edge_correspondences,
     fit_rings,
@@ -57,7 +59,7 @@ from vision.locate.lattice import (
     window_nodes_near,
     window_offsets,
 )
-from vision.locate.layout import LayoutFit, board_to_grid, fit_layout
+from vision.locate.layout import LayoutFit, board_to_grid, fit_layout, frame_correspondences
 from vision.locate.peak_grid import (
     drift_pitch,
     frame_peaks,
@@ -299,12 +301,39 @@ def find_board(
     for _round in range(config.camera_rounds):
         # Match the ring edges to the current model, fit the camera to them; the camera's
         # own grid then gathers the next matches.
-        grid_pts, img_pts = edge_correspondences(full_f, T @ H, radius,
-                                                 config.full_res_reaches_px[-1], full_edge)
+        rings = edge_correspondences(full_f, T @ H, radius, config.full_res_reaches_px[-1],
+                                     full_edge).shifted(np.array([x0, y0], np.float64))
         view, H = build_view(H, radius, lay, (w, h), intrinsics, config,
-                             min(1.0, score / config.full_score),
-                             (grid_pts, img_pts + np.array([x0, y0], dtype=np.float64)))
+                             min(1.0, score / config.full_score), rings)
     assert view is not None
+    if config.frame_in_camera_fit:
+        view = _fit_with_frame(work_f, scale, H, radius, lay, (w, h), intrinsics, config,
+                               score, edge, rings, view)
+    return view
+
+
+def _fit_with_frame(
+    work_f: NDArray[np.float32], scale: float, H: FloatArray, radius: float, lay: LayoutFit,
+    size_wh: tuple[int, int], intrinsics: Intrinsics | None, config: LocateConfig,
+    score: float, edge: EdgeConfig, rings: EdgeMatches, view: BoardView,
+) -> BoardView:
+    """The camera refitted to the ring edges plus the board's outline and big circle (see
+    :func:`frame_correspondences`); ``view`` unchanged when too little of them is seen.
+
+    The outline is searched in the smoothed working image: its edges are long and strong,
+    and five pitches of base make half-resolution edges precise enough."""
+    S = np.diag([scale, scale, 1.0])
+    for _ in range(config.frame_rounds):
+        frame = frame_correspondences(
+            work_f, S @ H, lay, edge, config.frame_reach_pitch * _pitch_px(S @ H),
+            min_share=config.frame_min_share, tol_pitch=config.frame_tol_pitch,
+            n=config.outline_samples, span=config.outline_span)
+        if len(frame.grid) < config.frame_min_points:
+            return view
+        frame = frame._replace(image=frame.image / scale)
+        view, H = build_view(H, radius, lay, size_wh, intrinsics, config,
+                             min(1.0, score / config.full_score),
+                             EdgeMatches.join(rings, frame), start=view)
     return view
 
 
@@ -348,8 +377,15 @@ def _grid_window(H: FloatArray, size_wh: tuple[int, int], margin_px: float,
                  ) -> tuple[int, int, int, int]:
     """Pixel box (x0, y0, x1, y1) holding the grid extended by one cell on every side (the
     cell outlines reach half a cell beyond the outer centres), plus ``margin_px``."""
+    return _box(apply_h(H, np.array([[-1.0, -1.0], [4.0, -1.0], [4.0, 4.0], [-1.0, 4.0]])),
+                size_wh, margin_px)
+
+
+def _box(ext: FloatArray, size_wh: tuple[int, int], margin_px: float,
+         ) -> tuple[int, int, int, int]:
+    """Pixel box (x0, y0, x1, y1) around points plus a margin, inside the image (the whole
+    image when a point is not finite)."""
     w, h = size_wh
-    ext = apply_h(H, np.array([[-1.0, -1.0], [4.0, -1.0], [4.0, 4.0], [-1.0, 4.0]]))
     if not np.all(np.isfinite(ext)):
         return 0, 0, w, h
     lo = np.floor(ext.min(axis=0) - margin_px)
@@ -362,13 +398,14 @@ def _grid_window(H: FloatArray, size_wh: tuple[int, int], margin_px: float,
 def build_view(
     H_grid: FloatArray, radius: float, lay: LayoutFit, size_wh: tuple[int, int],
     intrinsics: Intrinsics | None, config: LocateConfig, support: float,
-    correspondences: tuple[FloatArray, FloatArray] | None = None,
+    matches: EdgeMatches | None = None, start: BoardView | None = None,
 ) -> tuple[BoardView, FloatArray]:
     """BoardView from a grid homography (full-resolution pixels) and a layout.
 
-    With ``correspondences`` (outline points in grid units and their image edge points) the
-    camera is fitted to them directly; otherwise it is decomposed from the homography.
-    Also returns the grid homography the camera implies (for another round of matching).
+    With ``matches`` (model points in grid units matched to image edge points) the camera is
+    fitted to them directly; otherwise it is decomposed from the homography. ``start``: a
+    view of the same board fitted before, whose camera the fit starts from. Also returns the
+    grid homography the camera implies (for another round of matching).
     """
     p = config.nominal_pitch_for(lay.layout)
     to_grid = board_to_grid(lay.rotation_deg) @ np.diag([1.0 / p, 1.0 / p, 1.0])
@@ -384,19 +421,23 @@ def build_view(
     else:
         intr = intrinsics
     pose: Pose | None = None
-    if correspondences is not None and len(correspondences[0]) >= config.min_camera_points:
-        board_xy = apply_h(np.linalg.inv(to_grid), correspondences[0])
-        img = correspondences[1]
-        K, cam_pose, _ = camera_from_points(board_xy, img, size_wh, intr.matrix,
-                                            fix_focal=intrinsics is not None)
+    if matches is not None and len(matches.grid) >= config.min_camera_points:
+        from_grid = np.linalg.inv(to_grid)
+        board_xy = apply_h(from_grid, matches.grid)
+        normals, groups, dirs = matches.full()
+        fit = partial(camera_from_points, board_xy, matches.image, size_wh,
+                      normals=normals, groups=groups, slide_dirs=dirs @ from_grid[:2, :2].T)
+        K0, pose0 = intr.matrix, None
+        if start is not None:
+            K0, pose0 = start.camera.intrinsics.matrix, start.camera.pose
+        K, cam_pose, _ = fit(K0, fix_focal=intrinsics is not None, pose0=pose0)
         f = float(K[0, 0])
         hfov = math.degrees(2.0 * math.atan(size_wh[0] / 2.0 / f)) if f > 0 else math.nan
         ill = (camera_elevation_deg(cam_pose) > config.max_fit_focal_elevation_deg
                or not config.hfov_range_deg[0] <= hfov <= config.hfov_range_deg[1])
         if intrinsics is None and ill:
             # A field of view no camera has (a fit gone wrong): keep the default one.
-            K, cam_pose, _ = camera_from_points(board_xy, img, size_wh, default.matrix,
-                                                fix_focal=True)
+            K, cam_pose, _ = fit(default.matrix, fix_focal=True)
         if cam_pose.camera_center[2] > 0:
             pose = cam_pose
             if intrinsics is None:

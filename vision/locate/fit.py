@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, replace
 from functools import lru_cache
-from typing import Any
+from typing import Any, NamedTuple
 
 import cv2
 import numpy as np
@@ -336,8 +336,45 @@ def grow_fit(
                      measure=measure)
 
 
+class EdgeMatches(NamedTuple):
+    """Model points (grid units) matched to image edge points, for fitting a camera.
+
+    ``normals`` (N, 2): where finite, the point counts across its outline only (along this
+    image direction); NaN rows count in both directions. ``groups`` (N,) and ``dirs`` (N, 2,
+    grid units): points of group ``g >= 0`` lie on an outline whose offset along ``dirs`` is
+    fitted with the camera (-1: no group); see ``pose.camera_from_points``.
+    """
+
+    grid: FloatArray
+    image: FloatArray
+    normals: FloatArray | None = None
+    groups: NDArray[np.int64] | None = None
+    dirs: FloatArray | None = None
+
+    def shifted(self, dxy: FloatArray) -> EdgeMatches:
+        """The same matches with the image points moved by ``dxy`` (window to frame)."""
+        return self._replace(image=self.image + dxy)
+
+    def full(self) -> tuple[FloatArray, NDArray[np.int64], FloatArray]:
+        """(normals, groups, dirs) with the defaults of points that neither slide nor move."""
+        n = len(self.grid)
+        normals = np.full((n, 2), np.nan) if self.normals is None else self.normals
+        groups = np.full(n, -1, np.int64) if self.groups is None else self.groups
+        dirs = np.zeros((n, 2)) if self.dirs is None else self.dirs
+        return normals, groups, dirs
+
+    @staticmethod
+    def join(a: EdgeMatches, b: EdgeMatches) -> EdgeMatches:
+        """Both sets of matches; ``b``'s groups numbered after ``a``'s."""
+        na, ga, da = a.full()
+        nb, gb, db = b.full()
+        gb = np.where(gb >= 0, gb + (int(ga.max()) + 1 if len(ga) else 0), -1)
+        return EdgeMatches(np.vstack([a.grid, b.grid]), np.vstack([a.image, b.image]),
+                           np.vstack([na, nb]), np.concatenate([ga, gb]), np.vstack([da, db]))
+
+
 def edge_correspondences(gray_f: NDArray[np.float32], H: FloatArray, radius: float,
-                         reach: float, config: EdgeConfig) -> tuple[FloatArray, FloatArray]:
+                         reach: float, config: EdgeConfig) -> EdgeMatches:
     """Outline points (grid units) and the image edge points matched to them (RANSAC
     inliers of a homography), for fitting a camera model to the rings directly."""
     pts, rad = ring_model_points(radius, config.samples_per_ring, config.shape)
@@ -346,13 +383,13 @@ def edge_correspondences(gray_f: NDArray[np.float32], H: FloatArray, radius: flo
     off, _ = edge_search(gray_f, px, nrm, reach, config)
     good = np.isfinite(off)
     if good.sum() < 12:
-        return pts[:0], px[:0]
+        return EdgeMatches(pts[:0], px[:0])
     target = px[good] + nrm[good] * off[good, None]
     _, mask = cv2.findHomography(pts[good], target, cv2.RANSAC, max(1.0, reach), maxIters=200)
     if mask is None:
-        return pts[good], target
+        return EdgeMatches(pts[good], target)
     inl = mask.ravel().astype(bool)
-    return pts[good][inl], target[inl]
+    return EdgeMatches(pts[good][inl], target[inl])
 
 
 def coarse_align(gray_f: NDArray[np.float32], H: FloatArray, radius: float,

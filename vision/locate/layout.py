@@ -9,14 +9,14 @@ predicted outline (and big circle) lie on image edges.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 from numpy.typing import NDArray
 
 from vision.geometry.board_spec import LAYOUT_AXIS, LAYOUT_DIAGONAL
 from vision.locate.config import LocateConfig
-from vision.locate.fit import EdgeConfig, edge_search, image_normals
+from vision.locate.fit import EdgeConfig, EdgeMatches, edge_search, image_normals
 from vision.locate.lattice import apply_h
 
 FloatArray = NDArray[np.float64]
@@ -145,3 +145,79 @@ def fit_layout(gray_f: NDArray[np.float32], H_grid: FloatArray, config: LocateCo
             side = circle[1] / config.circle_over_side  # outline hidden: the circle sets it
         return LayoutFit(LAYOUT_DIAGONAL, side, circle[1], best[LAYOUT_DIAGONAL][0], circle[0])
     return LayoutFit(LAYOUT_AXIS, best[LAYOUT_AXIS][1], 0.0, best[LAYOUT_AXIS][0], circle[0])
+
+
+def frame_correspondences(
+    gray_f: NDArray[np.float32], H_grid: FloatArray, lay: LayoutFit, edge: EdgeConfig,
+    reach_px: float, *, min_share: float, tol_pitch: float, n: int, span: float,
+) -> EdgeMatches:
+    """Points of the board's outline and big circle (grid units) matched to image edge
+    points, for fitting the camera with a wider base than the rings alone.
+
+    The 16 rings span three pitches; the board's edges and big circle span five or more, so
+    they measure the perspective (the camera's tilt and focal length) better. Their exact
+    size relative to the grid is not known beforehand (``lay.side`` is a step of a search,
+    and the edge found may be the top's or the side face's), so each side and the circle
+    is a group whose offset the camera fit adjusts (``EdgeMatches.groups``), and each point
+    counts across its outline only: the matches carry the outline's directions and shape,
+    not a guessed size. A side (or the circle) with fewer than ``min_share`` of its points
+    on edges is left out; points farther than ``tol_pitch`` from their side's median line
+    (pieces, hands and shadows crossing the outline) too. Opposite sides are not tied to
+    one offset: on renders that made the fit worse (the near side's edge is often the
+    bottom of the board's side face).
+    """
+    B = board_to_grid(lay.rotation_deg)
+    B_inv = np.linalg.inv(B)
+    H_inv = np.linalg.inv(H_grid)
+    outlines: list[tuple[FloatArray, FloatArray, str]] = []
+    if lay.outline_score >= min_share:
+        pts, nrm = _square_points(lay.side, n, span)
+        for k in range(4):
+            outlines.append((pts[k * n:(k + 1) * n], nrm[k * n:(k + 1) * n], "line"))
+    if lay.layout == LAYOUT_DIAGONAL and lay.big_circle > 0 and lay.circle_score >= min_share:
+        pts, nrm = _circle_points(lay.big_circle, 4 * n)
+        outlines.append((pts, nrm, "circle"))
+    flat = replace(edge, mode="edge", polarity=0)
+    h, w = gray_f.shape
+    board_out: list[FloatArray] = []
+    image_out: list[FloatArray] = []
+    normal_out: list[FloatArray] = []
+    group_out: list[NDArray[np.int64]] = []
+    dir_out: list[FloatArray] = []
+    for pts_b, nrm_b, kind in outlines:
+        g = apply_h(B, pts_b)
+        px = apply_h(H_grid, g)
+        inside = (px[:, 0] >= 1) & (px[:, 0] < w - 1) & (px[:, 1] >= 1) & (px[:, 1] < h - 1)
+        if inside.mean() < min_share:
+            continue
+        nrm = image_normals(H_grid, g, nrm_b @ B[:2, :2].T, pts_px=px)
+        off = np.full(len(px), np.nan)
+        off[inside], _ = edge_search(gray_f, px[inside], nrm[inside], reach_px, flat)
+        found = np.isfinite(off)
+        if found.mean() < min_share:
+            continue
+        img = px[found] + nrm[found] * off[found, None]
+        on_board = apply_h(B_inv, apply_h(H_inv, img))
+        # Distance from the board centre across the outline: along the side's normal, or
+        # the radius of the circle.
+        line = kind == "line"
+        d = on_board @ nrm_b[0] if line else np.hypot(on_board[:, 0], on_board[:, 1])
+        c = float(np.median(d))
+        keep = np.abs(d - c) <= tol_pitch
+        if keep.sum() < min_share * len(pts_b):
+            continue
+        if line:
+            direction = np.broadcast_to(nrm_b[0], on_board.shape)
+            matched = on_board + (c - d)[:, None] * direction
+        else:
+            direction = on_board / np.maximum(d, 1e-9)[:, None]
+            matched = direction * c
+        board_out.append(apply_h(B, matched[keep]))
+        image_out.append(img[keep])
+        normal_out.append(nrm[found][keep])
+        group_out.append(np.full(int(keep.sum()), len(group_out), np.int64))
+        dir_out.append(direction[keep] @ B[:2, :2].T)
+    if not board_out:
+        return EdgeMatches(np.zeros((0, 2)), np.zeros((0, 2)))
+    return EdgeMatches(np.vstack(board_out), np.vstack(image_out), np.vstack(normal_out),
+                       np.concatenate(group_out), np.vstack(dir_out))

@@ -157,7 +157,8 @@ def refine_pose(H: FloatArray, K: FloatArray, half_m: float) -> tuple[Pose, floa
 
 def camera_from_points(
     board_xy: FloatArray, image_xy: FloatArray, size_wh: tuple[int, int], K0: FloatArray,
-    *, fix_focal: bool,
+    *, fix_focal: bool, normals: FloatArray | None = None, pose0: Pose | None = None,
+    groups: NDArray[np.int64] | None = None, slide_dirs: FloatArray | None = None,
 ) -> tuple[FloatArray, Pose, float]:
     """Focal length and pose fitted to board points and their pixels by one-view calibration.
 
@@ -167,34 +168,166 @@ def camera_from_points(
         Points on the board plane, metres.
     image_xy : (N, 2) float
         Their (undistorted) pixels.
+    size_wh : (w, h)
+        Image size (unused; kept beside ``K0`` for the callers' symmetry with OpenCV).
     K0 : (3, 3) float
         Starting camera matrix; its principal point stays fixed, pixels stay square.
     fix_focal : bool
         Keep the focal length of ``K0`` (calibrated camera, or a near top-down view where the
         focal length cannot be told apart from the distance).
+    normals : (N, 2) float, optional
+        Where a row is finite, that point's pixel is only known across an outline: its error
+        counts along this unit image direction only (a point of a straight edge or a circle
+        may slide along it). NaN rows (or None) count in both directions.
+    pose0 : Pose, optional
+        A pose to start from (a previous fit of the same board, with ``K0``'s focal length)
+        when it explains the points better than the planar pose under ``K0``.
+    groups, slide_dirs : (N,) int and (N, 2) float, optional
+        Outlines whose place is not known exactly: point ``i`` of group ``g >= 0`` lies at
+        ``board_xy[i] + o_g * slide_dirs[i]`` with one unknown offset ``o_g`` per group,
+        fitted with the camera (a board side at an unknown distance from the centre: its
+        normal; a circle of unknown radius: the radial directions). -1: no group.
 
     Returns
     -------
     K : (3, 3) float
     pose : Pose
     rms : float
-        Reprojection error, pixels.
+        Reprojection error, pixels (root of the summed squared residuals over the points).
 
     Notes
     -----
     A camera has 7 degrees of freedom here where a homography has 8; fitting the camera to
     the ring edges directly keeps the cells where the rings are, where decomposing a fitted
-    homography would drift by its small non-camera part.
+    homography would drift by its small non-camera part. The fit is Levenberg-Marquardt on
+    a rotation increment, the translation, the focal length and the group offsets with an
+    analytic Jacobian, started from the planar pose (``cv2.solvePnP``, IPPE) under ``K0``.
+    Without groups and sliding points it minimises the same squared reprojection error as a
+    one-view ``cv2.calibrateCamera`` with the principal point, aspect ratio and distortion
+    fixed, in a fifth of its time.
     """
-    obj = np.column_stack([board_xy, np.zeros(len(board_xy))]).astype(np.float32)
-    img = np.asarray(image_xy, np.float32)
-    flags = (cv2.CALIB_USE_INTRINSIC_GUESS | cv2.CALIB_FIX_PRINCIPAL_POINT
-             | cv2.CALIB_FIX_ASPECT_RATIO | cv2.CALIB_ZERO_TANGENT_DIST | cv2.CALIB_FIX_K1
-             | cv2.CALIB_FIX_K2 | cv2.CALIB_FIX_K3)
-    if fix_focal:
-        flags |= cv2.CALIB_FIX_FOCAL_LENGTH
-    rms, K, _, rvecs, tvecs = cv2.calibrateCamera(
-        [obj], [img], (int(size_wh[0]), int(size_wh[1])), K0.copy(), np.zeros(5), flags=flags)
-    R, _ = cv2.Rodrigues(rvecs[0])
-    t = np.asarray(tvecs[0], np.float64).reshape(3)
-    return np.asarray(K, np.float64), Pose(R, t), float(rms)
+    del size_wh
+    board_xy = np.asarray(board_xy, np.float64)
+    image_xy = np.asarray(image_xy, np.float64)
+    n = len(board_xy)
+    X = np.column_stack([board_xy, np.zeros(n)])
+    nrm = np.full((n, 2), np.nan) if normals is None else np.asarray(normals, np.float64)
+    g = np.full(n, -1, np.int64) if groups is None else np.asarray(groups, np.int64)
+    D = np.zeros((n, 3))
+    if slide_dirs is not None:
+        D[:, :2] = np.where((g >= 0)[:, None], slide_dirs, 0.0)
+    problem = _Reprojection(X, image_xy, np.array([K0[0, 2], K0[1, 2]]), nrm, fix_focal, g, D)
+    f = float(K0[0, 0])
+    ok, rvec, tvec = cv2.solvePnP(X, image_xy, K0, None, flags=cv2.SOLVEPNP_IPPE)
+    if not ok:
+        ok, rvec, tvec = cv2.solvePnP(X, image_xy, K0, None, flags=cv2.SOLVEPNP_ITERATIVE)
+    R, t = cv2.Rodrigues(rvec)[0], np.asarray(tvec, np.float64).reshape(3)
+    offsets = np.zeros(problem.n_groups)
+    if pose0 is not None:
+        r_a = problem.residuals(f, R, t, offsets)[0]
+        r_b, Xc_b = problem.residuals(f, pose0.R, pose0.t, offsets)
+        if np.all(Xc_b[:, 2] > 0) and float(r_b @ r_b) < float(r_a @ r_a):
+            R, t = pose0.R, pose0.t
+    f, R, t, r = problem.solve(f, R, t, offsets)
+    K = np.array([[f, 0.0, K0[0, 2]], [0.0, f, K0[1, 2]], [0.0, 0.0, 1.0]])
+    return K, Pose(R, t), float(np.sqrt(float(r @ r) / max(1, n)))
+
+
+class _Reprojection:
+    """Levenberg-Marquardt for :func:`camera_from_points` on (rotation increment,
+    translation[, focal length], group offsets); residuals are 2-D for ordinary points and
+    1-D along the normal for sliding ones."""
+
+    def __init__(self, X: FloatArray, image_xy: FloatArray, c: FloatArray, nrm: FloatArray,
+                 fix_focal: bool, groups: NDArray[np.int64], D: FloatArray) -> None:
+        self.X, self.image_xy, self.c, self.D = X, image_xy, c, D
+        self.slide = np.all(np.isfinite(nrm), axis=1)
+        self.full = ~self.slide
+        self.nrm = np.where(self.slide[:, None], nrm, 0.0)
+        self.groups = groups
+        self.n_groups = int(groups.max()) + 1 if len(groups) else 0
+        self.n_cam = 6 if fix_focal else 7
+        self.n_par = self.n_cam + self.n_groups
+        #: Stop when a step lowers the cost by less than this share (its square root, 1e-4,
+        #: bounds the relative change of the RMS: far below the points' noise).
+        self.tol = 1e-8
+
+    def points(self, offsets: FloatArray) -> FloatArray:
+        if not self.n_groups:
+            return self.X
+        o = np.where(self.groups >= 0, offsets[np.maximum(self.groups, 0)], 0.0)
+        return self.X + o[:, None] * self.D
+
+    def residuals(self, f: float, R: FloatArray, t: FloatArray, offsets: FloatArray,
+                  ) -> tuple[FloatArray, FloatArray]:
+        """Residuals (pixels) and the camera-frame points."""
+        Xc = self.points(offsets) @ R.T + t
+        d = f * Xc[:, :2] / Xc[:, 2:3] + self.c - self.image_xy
+        r = np.concatenate([d[self.full].ravel(),
+                            np.sum(d[self.slide] * self.nrm[self.slide], axis=1)])
+        return r, Xc
+
+    def jacobian(self, f: float, R: FloatArray, Xc: FloatArray, t: FloatArray) -> FloatArray:
+        n = len(Xc)
+        iz = 1.0 / Xc[:, 2]
+        x, y = Xc[:, 0] * iz, Xc[:, 1] * iz
+        a = f * iz
+        P = Xc - t
+        zero = np.zeros(n)
+        # dXc = omega x P: dXc/domega_j = e_j x P; d(u, v)/dXc = f/z [[1, 0, -x], [0, 1, -y]].
+        dX = np.stack([np.column_stack([zero, -P[:, 2], P[:, 1]]),
+                       np.column_stack([P[:, 2], zero, -P[:, 0]]),
+                       np.column_stack([-P[:, 1], P[:, 0], zero])], axis=2)
+        Ju = np.zeros((n, self.n_par))
+        Jv = np.zeros((n, self.n_par))
+        Ju[:, :3] = a[:, None] * (dX[:, 0, :] - x[:, None] * dX[:, 2, :])
+        Jv[:, :3] = a[:, None] * (dX[:, 1, :] - y[:, None] * dX[:, 2, :])
+        Ju[:, 3], Ju[:, 5] = a, -a * x
+        Jv[:, 4], Jv[:, 5] = a, -a * y
+        if self.n_cam == 7:
+            Ju[:, 6], Jv[:, 6] = x, y
+        if self.n_groups:
+            # dXc/do_g = R D_i for the points of group g.
+            RD = self.D @ R.T
+            ju = a * (RD[:, 0] - x * RD[:, 2])
+            jv = a * (RD[:, 1] - y * RD[:, 2])
+            rows = np.flatnonzero(self.groups >= 0)
+            cols = self.n_cam + self.groups[rows]
+            Ju[rows, cols] = ju[rows]
+            Jv[rows, cols] = jv[rows]
+        full, slide, nrm = self.full, self.slide, self.nrm
+        return np.vstack([np.stack([Ju[full], Jv[full]], axis=1).reshape(-1, self.n_par),
+                          nrm[slide, 0:1] * Ju[slide] + nrm[slide, 1:2] * Jv[slide]])
+
+    def solve(self, f: float, R: FloatArray, t: FloatArray, offsets: FloatArray,
+              max_iter: int = 50) -> tuple[float, FloatArray, FloatArray, FloatArray]:
+        """Minimise the squared residuals from (f, R, t, offsets); returns the camera and
+        its residuals."""
+        r, Xc = self.residuals(f, R, t, offsets)
+        cost = float(r @ r)
+        lam = 1e-3
+        for _ in range(max_iter):
+            J = self.jacobian(f, R, Xc, t)
+            A = J.T @ J
+            grad = J.T @ r
+            done = True
+            for _try in range(10):
+                step = np.linalg.solve(A + lam * np.diag(np.diag(A) + 1e-12), -grad)
+                f_new = f + step[6] if self.n_cam == 7 else f
+                if f_new <= 0:
+                    lam *= 10.0
+                    continue
+                R_new = cv2.Rodrigues(step[:3])[0] @ R
+                t_new = t + step[3:6]
+                o_new = offsets + step[self.n_cam:]
+                r_new, Xc_new = self.residuals(f_new, R_new, t_new, o_new)
+                c_new = float(r_new @ r_new)
+                if np.all(Xc_new[:, 2] > 0) and c_new < cost:
+                    done = cost - c_new < self.tol * cost + 1e-12
+                    f, R, t, offsets, r, Xc, cost = f_new, R_new, t_new, o_new, r_new, Xc_new, c_new
+                    lam = max(lam / 10.0, 1e-9)
+                    break
+                lam *= 10.0
+            if done:
+                break
+        return f, R, t, r
