@@ -14,7 +14,7 @@ from vision.geometry.camera import Camera, Intrinsics, Pose
 from vision.render.effects import NoisePool, develop, distortion_maps, jpeg_round_trip
 from vision.render.materials import kelvin_to_rgb, srgb_to_linear
 from vision.render.meshes import piece_drawable
-from vision.render.raster import alone_pixel_counts
+from vision.render.raster import Painter, alone_pixel_counts
 from vision.render.scene import Effects, Placement, SceneOptions, sample_scene
 from vision.render.textures import smooth_noise, wood
 from vision.rules.pieces import Piece
@@ -140,3 +140,22 @@ def test_piece_across_the_image_edge_counts_its_hidden_half() -> None:
     full, _ = alone_pixel_counts(d, centred, (320, 240))
     assert full > 0
     assert alone_pixel_counts(d, at_edge, (320, 240))[0] == pytest.approx(full, rel=0.05)
+
+
+@pytest.mark.parametrize("behind_m", [0.0, 0.005, 0.02])
+def test_a_hollow_piece_behind_the_lens_is_not_drawn_across_the_frame(behind_m) -> None:
+    """A spare piece beside and behind the camera: its faces and its bore are both dropped
+    by the near-plane guard, so nothing of it fills the frame (seed 1230328 drew its bore
+    over the whole image)."""
+    scene = sample_scene(4, SceneOptions(board=False))
+    hollow = next(p for p in (Piece(c) for c in range(16)) if p.value("top") == "hollow")
+    d = piece_drawable(32, Placement(hollow, (0.0, 0.0, 0.0), 0.0), scene.piece_set)
+    # Camera 10 cm above the foot, over the bore or just in front of it, looking away 5 deg
+    # down: the bore reaches from just behind the lens to just in front of it.
+    eye = np.array([0.0, -behind_m, 0.10])
+    pose = Pose.look_at(eye, eye + np.array([0.0, -1.0, -math.tan(math.radians(5))]))
+    cam = Camera(Intrinsics.from_fov((320, 240), 70.0), pose)
+    assert cam.depth(np.array([[0.0, 0.0, 0.06]]))[0] < 0.03  # the bore: at the lens
+    ids = np.zeros((240, 320), np.uint16)
+    Painter(None, ids, cam, None).draw(d)
+    assert np.count_nonzero(ids) == 0

@@ -201,8 +201,14 @@ class Painter:
         assert hole is not None
         ang = np.linspace(0, 2 * math.pi, 28, endpoint=False)
         ring = np.column_stack([np.cos(ang), np.sin(ang), np.zeros(28)]) * hole.radius
-        rim = self._px(hole.center + ring)
-        bottom = self._px(hole.center + ring - np.array([0, 0, hole.depth]))
+        rim_3d = hole.center + ring
+        bottom_3d = rim_3d - np.array([0, 0, hole.depth])
+        # Near-plane guard as for the faces: a bore behind the lens (a spare piece beside or
+        # behind the camera) projected through it would cover the whole frame.
+        if self.camera.depth(np.vstack([rim_3d, bottom_3d])).min() <= NEAR_M:
+            return
+        rim = self._px(rim_3d)
+        bottom = self._px(bottom_3d)
         wall_c = shade_c = lit_c = None
         if self.canvas is not None and self.lighting is not None:
             up = np.array([[0.0, 0.0, 1.0]])
