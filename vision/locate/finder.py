@@ -303,8 +303,11 @@ def find_board(
         # own grid then gathers the next matches.
         rings = edge_correspondences(full_f, T @ H, radius, config.full_res_reaches_px[-1],
                                      full_edge).shifted(np.array([x0, y0], np.float64))
+        # The distortion is fitted once, with the widest base the board offers: with its
+        # outline when that is searched next.
         view, H = build_view(H, radius, lay, (w, h), intrinsics, config,
-                             min(1.0, score / config.full_score), rings)
+                             min(1.0, score / config.full_score), rings,
+                             fit_distortion=not config.frame_in_camera_fit)
     assert view is not None
     if config.frame_in_camera_fit:
         view = _fit_with_frame(work_f, scale, H, radius, lay, (w, h), intrinsics, config,
@@ -318,18 +321,23 @@ def _fit_with_frame(
     score: float, edge: EdgeConfig, rings: EdgeMatches, view: BoardView,
 ) -> BoardView:
     """The camera refitted to the ring edges plus the board's outline and big circle (see
-    :func:`frame_correspondences`); ``view`` unchanged when too little of them is seen.
+    :func:`frame_correspondences`); when too little of them is seen, ``view`` refitted to
+    the rings alone (with the distortion, which the rings' fit before left out).
 
     The outline is searched in the smoothed working image: its edges are long and strong,
     and five pitches of base make half-resolution edges precise enough."""
     S = np.diag([scale, scale, 1.0])
-    for _ in range(config.frame_rounds):
+    for k in range(config.frame_rounds):
         frame = frame_correspondences(
             work_f, S @ H, lay, edge, config.frame_reach_pitch * _pitch_px(S @ H),
             min_share=config.frame_min_share, tol_pitch=config.frame_tol_pitch,
             n=config.outline_samples, span=config.outline_span)
         if len(frame.grid) < config.frame_min_points:
-            return view
+            if k:
+                return view
+            # The outline is not seen: the rings alone, with the distortion.
+            return build_view(H, radius, lay, size_wh, intrinsics, config,
+                              min(1.0, score / config.full_score), rings, start=view)[0]
         frame = frame._replace(image=frame.image / scale)
         view, H = build_view(H, radius, lay, size_wh, intrinsics, config,
                              min(1.0, score / config.full_score),
@@ -399,13 +407,15 @@ def build_view(
     H_grid: FloatArray, radius: float, lay: LayoutFit, size_wh: tuple[int, int],
     intrinsics: Intrinsics | None, config: LocateConfig, support: float,
     matches: EdgeMatches | None = None, start: BoardView | None = None,
+    fit_distortion: bool = True,
 ) -> tuple[BoardView, FloatArray]:
     """BoardView from a grid homography (full-resolution pixels) and a layout.
 
     With ``matches`` (model points in grid units matched to image edge points) the camera is
     fitted to them directly; otherwise it is decomposed from the homography. ``start``: a
-    view of the same board fitted before, whose camera the fit starts from. Also returns the
-    grid homography the camera implies (for another round of matching).
+    view of the same board fitted before, whose camera the fit starts from.
+    ``fit_distortion``: try a radial distortion when uncalibrated (see ``LocateConfig``).
+    Also returns the grid homography the camera implies (for another round of matching).
     """
     p = config.nominal_pitch_for(lay.layout)
     to_grid = board_to_grid(lay.rotation_deg) @ np.diag([1.0 / p, 1.0 / p, 1.0])
@@ -430,19 +440,26 @@ def build_view(
         K0, pose0 = intr.matrix, None
         if start is not None:
             K0, pose0 = start.camera.intrinsics.matrix, start.camera.pose
-        K, cam_pose, _ = fit(K0, fix_focal=intrinsics is not None, pose0=pose0)
+        K, cam_pose, rms, k1 = fit(K0, fix_focal=intrinsics is not None, pose0=pose0)
+        if intrinsics is None and fit_distortion and config.fit_radial_distortion:
+            # A wide lens bends the board's lines; a k1 is kept when it explains the edges
+            # clearly better (an undistorted view gains ~0 from the extra parameter).
+            K_d, pose_d, rms_d, k1_d = fit(K, fix_focal=False, pose0=cam_pose, fit_k1=True)
+            lo, hi = config.k1_range
+            if rms_d < config.distortion_rms_ratio * rms and lo <= k1_d <= hi:
+                K, cam_pose, k1 = K_d, pose_d, k1_d
         f = float(K[0, 0])
         hfov = math.degrees(2.0 * math.atan(size_wh[0] / 2.0 / f)) if f > 0 else math.nan
         ill = (camera_elevation_deg(cam_pose) > config.max_fit_focal_elevation_deg
                or not config.hfov_range_deg[0] <= hfov <= config.hfov_range_deg[1])
         if intrinsics is None and ill:
             # A field of view no camera has (a fit gone wrong): keep the default one.
-            K, cam_pose, _ = fit(default.matrix, fix_focal=True)
+            K, cam_pose, _, k1 = fit(default.matrix, fix_focal=True)
         if cam_pose.camera_center[2] > 0:
             pose = cam_pose
             if intrinsics is None:
                 intr = Intrinsics(float(K[0, 0]), float(K[1, 1]), default.cx, default.cy,
-                                  default.size_wh)
+                                  default.size_wh, (k1, 0.0, 0.0, 0.0, 0.0))
     if pose is None:
         # No camera fitted to the ring edges: the pose from the homography (``intr`` is
         # still the one it was fitted with; only an accepted camera fit replaces both).

@@ -159,7 +159,8 @@ def camera_from_points(
     board_xy: FloatArray, image_xy: FloatArray, size_wh: tuple[int, int], K0: FloatArray,
     *, fix_focal: bool, normals: FloatArray | None = None, pose0: Pose | None = None,
     groups: NDArray[np.int64] | None = None, slide_dirs: FloatArray | None = None,
-) -> tuple[FloatArray, Pose, float]:
+    fit_k1: bool = False,
+) -> tuple[FloatArray, Pose, float, float]:
     """Focal length and pose fitted to board points and their pixels by one-view calibration.
 
     Parameters
@@ -187,6 +188,9 @@ def camera_from_points(
         ``board_xy[i] + o_g * slide_dirs[i]`` with one unknown offset ``o_g`` per group,
         fitted with the camera (a board side at an unknown distance from the centre: its
         normal; a circle of unknown radius: the radial directions). -1: no group.
+    fit_k1 : bool
+        Also fit the first radial distortion coefficient (OpenCV's ``k1``; the others stay
+        0), starting from 0 and from the undistorted fit.
 
     Returns
     -------
@@ -194,6 +198,8 @@ def camera_from_points(
     pose : Pose
     rms : float
         Reprojection error, pixels (root of the summed squared residuals over the points).
+    k1 : float
+        Radial distortion (0 unless ``fit_k1``).
 
     Notes
     -----
@@ -216,7 +222,8 @@ def camera_from_points(
     D = np.zeros((n, 3))
     if slide_dirs is not None:
         D[:, :2] = np.where((g >= 0)[:, None], slide_dirs, 0.0)
-    problem = _Reprojection(X, image_xy, np.array([K0[0, 2], K0[1, 2]]), nrm, fix_focal, g, D)
+    c = np.array([K0[0, 2], K0[1, 2]])
+    problem = _Reprojection(X, image_xy, c, nrm, fix_focal, g, D)
     f = float(K0[0, 0])
     ok, rvec, tvec = cv2.solvePnP(X, image_xy, K0, None, flags=cv2.SOLVEPNP_IPPE)
     if not ok:
@@ -224,29 +231,35 @@ def camera_from_points(
     R, t = cv2.Rodrigues(rvec)[0], np.asarray(tvec, np.float64).reshape(3)
     offsets = np.zeros(problem.n_groups)
     if pose0 is not None:
-        r_a = problem.residuals(f, R, t, offsets)[0]
-        r_b, Xc_b = problem.residuals(f, pose0.R, pose0.t, offsets)
+        r_a = problem.residuals(f, 0.0, R, t, offsets)[0]
+        r_b, Xc_b = problem.residuals(f, 0.0, pose0.R, pose0.t, offsets)
         if np.all(Xc_b[:, 2] > 0) and float(r_b @ r_b) < float(r_a @ r_a):
             R, t = pose0.R, pose0.t
-    f, R, t, r = problem.solve(f, R, t, offsets)
+    f, k1, R, t, offsets, r = problem.solve(f, 0.0, R, t, offsets)
+    if fit_k1:
+        with_k1 = _Reprojection(X, image_xy, c, nrm, fix_focal, g, D, fit_k1=True)
+        f, k1, R, t, offsets, r = with_k1.solve(f, 0.0, R, t, offsets)
     K = np.array([[f, 0.0, K0[0, 2]], [0.0, f, K0[1, 2]], [0.0, 0.0, 1.0]])
-    return K, Pose(R, t), float(np.sqrt(float(r @ r) / max(1, n)))
+    return K, Pose(R, t), float(np.sqrt(float(r @ r) / max(1, n))), k1
 
 
 class _Reprojection:
     """Levenberg-Marquardt for :func:`camera_from_points` on (rotation increment,
-    translation[, focal length], group offsets); residuals are 2-D for ordinary points and
-    1-D along the normal for sliding ones."""
+    translation[, focal length][, radial distortion k1], group offsets); residuals are 2-D
+    for ordinary points and 1-D along the normal for sliding ones."""
 
     def __init__(self, X: FloatArray, image_xy: FloatArray, c: FloatArray, nrm: FloatArray,
-                 fix_focal: bool, groups: NDArray[np.int64], D: FloatArray) -> None:
+                 fix_focal: bool, groups: NDArray[np.int64], D: FloatArray,
+                 fit_k1: bool = False) -> None:
         self.X, self.image_xy, self.c, self.D = X, image_xy, c, D
         self.slide = np.all(np.isfinite(nrm), axis=1)
         self.full = ~self.slide
         self.nrm = np.where(self.slide[:, None], nrm, 0.0)
         self.groups = groups
         self.n_groups = int(groups.max()) + 1 if len(groups) else 0
-        self.n_cam = 6 if fix_focal else 7
+        self.i_f = None if fix_focal else 6
+        self.i_k1 = (6 if fix_focal else 7) if fit_k1 else None
+        self.n_cam = 6 + (not fix_focal) + fit_k1
         self.n_par = self.n_cam + self.n_groups
         #: Stop when a step lowers the cost by less than this share (its square root, 1e-4,
         #: bounds the relative change of the RMS: far below the points' noise).
@@ -258,23 +271,28 @@ class _Reprojection:
         o = np.where(self.groups >= 0, offsets[np.maximum(self.groups, 0)], 0.0)
         return self.X + o[:, None] * self.D
 
-    def residuals(self, f: float, R: FloatArray, t: FloatArray, offsets: FloatArray,
+    def residuals(self, f: float, k1: float, R: FloatArray, t: FloatArray, offsets: FloatArray,
                   ) -> tuple[FloatArray, FloatArray]:
         """Residuals (pixels) and the camera-frame points."""
         Xc = self.points(offsets) @ R.T + t
-        d = f * Xc[:, :2] / Xc[:, 2:3] + self.c - self.image_xy
+        q = Xc[:, :2] / Xc[:, 2:3]
+        if k1:
+            q = q * (1.0 + k1 * np.sum(q * q, axis=1, keepdims=True))
+        d = f * q + self.c - self.image_xy
         r = np.concatenate([d[self.full].ravel(),
                             np.sum(d[self.slide] * self.nrm[self.slide], axis=1)])
         return r, Xc
 
-    def jacobian(self, f: float, R: FloatArray, Xc: FloatArray, t: FloatArray) -> FloatArray:
+    def jacobian(self, f: float, k1: float, R: FloatArray, Xc: FloatArray, t: FloatArray,
+                 ) -> FloatArray:
         n = len(Xc)
         iz = 1.0 / Xc[:, 2]
         x, y = Xc[:, 0] * iz, Xc[:, 1] * iz
         a = f * iz
         P = Xc - t
         zero = np.zeros(n)
-        # dXc = omega x P: dXc/domega_j = e_j x P; d(u, v)/dXc = f/z [[1, 0, -x], [0, 1, -y]].
+        # dXc = omega x P: dXc/domega_j = e_j x P; d(u, v)/dXc = f/z [[1, 0, -x], [0, 1, -y]]
+        # before distortion.
         dX = np.stack([np.column_stack([zero, -P[:, 2], P[:, 1]]),
                        np.column_stack([P[:, 2], zero, -P[:, 0]]),
                        np.column_stack([-P[:, 1], P[:, 0], zero])], axis=2)
@@ -284,8 +302,6 @@ class _Reprojection:
         Jv[:, :3] = a[:, None] * (dX[:, 1, :] - y[:, None] * dX[:, 2, :])
         Ju[:, 3], Ju[:, 5] = a, -a * x
         Jv[:, 4], Jv[:, 5] = a, -a * y
-        if self.n_cam == 7:
-            Ju[:, 6], Jv[:, 6] = x, y
         if self.n_groups:
             # dXc/do_g = R D_i for the points of group g.
             RD = self.D @ R.T
@@ -295,39 +311,53 @@ class _Reprojection:
             cols = self.n_cam + self.groups[rows]
             Ju[rows, cols] = ju[rows]
             Jv[rows, cols] = jv[rows]
+        r2 = x * x + y * y
+        s = 1.0 + k1 * r2
+        if k1:
+            # (x, y) -> s (x, y): chain the undistorted derivatives through its Jacobian.
+            m11, m12, m22 = s + 2 * k1 * x * x, 2 * k1 * x * y, s + 2 * k1 * y * y
+            Ju, Jv = (m11[:, None] * Ju + m12[:, None] * Jv,
+                      m12[:, None] * Ju + m22[:, None] * Jv)
+        if self.i_f is not None:
+            Ju[:, self.i_f], Jv[:, self.i_f] = x * s, y * s
+        if self.i_k1 is not None:
+            Ju[:, self.i_k1], Jv[:, self.i_k1] = f * x * r2, f * y * r2
         full, slide, nrm = self.full, self.slide, self.nrm
         return np.vstack([np.stack([Ju[full], Jv[full]], axis=1).reshape(-1, self.n_par),
                           nrm[slide, 0:1] * Ju[slide] + nrm[slide, 1:2] * Jv[slide]])
 
-    def solve(self, f: float, R: FloatArray, t: FloatArray, offsets: FloatArray,
-              max_iter: int = 50) -> tuple[float, FloatArray, FloatArray, FloatArray]:
-        """Minimise the squared residuals from (f, R, t, offsets); returns the camera and
-        its residuals."""
-        r, Xc = self.residuals(f, R, t, offsets)
+    def solve(self, f: float, k1: float, R: FloatArray, t: FloatArray, offsets: FloatArray,
+              max_iter: int = 50,
+              ) -> tuple[float, float, FloatArray, FloatArray, FloatArray, FloatArray]:
+        """Minimise the squared residuals from (f, k1, R, t, offsets); returns them fitted
+        and the residuals."""
+        r, Xc = self.residuals(f, k1, R, t, offsets)
         cost = float(r @ r)
         lam = 1e-3
         for _ in range(max_iter):
-            J = self.jacobian(f, R, Xc, t)
+            J = self.jacobian(f, k1, R, Xc, t)
             A = J.T @ J
             grad = J.T @ r
             done = True
             for _try in range(10):
                 step = np.linalg.solve(A + lam * np.diag(np.diag(A) + 1e-12), -grad)
-                f_new = f + step[6] if self.n_cam == 7 else f
+                f_new = f + step[self.i_f] if self.i_f is not None else f
+                k_new = k1 + step[self.i_k1] if self.i_k1 is not None else k1
                 if f_new <= 0:
                     lam *= 10.0
                     continue
                 R_new = cv2.Rodrigues(step[:3])[0] @ R
                 t_new = t + step[3:6]
                 o_new = offsets + step[self.n_cam:]
-                r_new, Xc_new = self.residuals(f_new, R_new, t_new, o_new)
+                r_new, Xc_new = self.residuals(f_new, k_new, R_new, t_new, o_new)
                 c_new = float(r_new @ r_new)
                 if np.all(Xc_new[:, 2] > 0) and c_new < cost:
                     done = cost - c_new < self.tol * cost + 1e-12
-                    f, R, t, offsets, r, Xc, cost = f_new, R_new, t_new, o_new, r_new, Xc_new, c_new
+                    f, k1, R, t, offsets = f_new, k_new, R_new, t_new, o_new
+                    r, Xc, cost = r_new, Xc_new, c_new
                     lam = max(lam / 10.0, 1e-9)
                     break
                 lam *= 10.0
             if done:
                 break
-        return f, R, t, r
+        return f, k1, R, t, offsets, r
