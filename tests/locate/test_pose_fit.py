@@ -27,7 +27,7 @@ def test_fit_recovers_focal_and_pose(seed):
     K_true = view.camera.intrinsics.matrix
     K0 = K_true.copy()
     K0[0, 0] = K0[1, 1] = K_true[0, 0] * 0.85
-    K, pose, rms, _ = camera_from_points(board, img, (1280, 720), K0, fix_focal=False)
+    K, pose, rms, _ = camera_from_points(board, img, K0, fix_focal=False)
     assert K[0, 0] == pytest.approx(K_true[0, 0], rel=0.02)
     assert np.linalg.norm(pose.camera_center - view.camera.pose.camera_center) < 0.01
     assert 0.2 < rms < 0.6
@@ -39,7 +39,7 @@ def test_fit_agrees_with_opencv_calibration(seed):
     ratio and distortion fixed."""
     view, board, img = _scene(seed, noise_px=1.0)
     K0 = view.camera.intrinsics.matrix * np.array([[1.1, 1, 1], [1, 1.1, 1], [1, 1, 1]])
-    K, pose, _, _ = camera_from_points(board, img, (1280, 720), K0, fix_focal=False)
+    K, pose, _, _ = camera_from_points(board, img, K0, fix_focal=False)
     obj = np.column_stack([board, np.zeros(len(board))]).astype(np.float32)
     flags = (cv2.CALIB_USE_INTRINSIC_GUESS | cv2.CALIB_FIX_PRINCIPAL_POINT
              | cv2.CALIB_FIX_ASPECT_RATIO | cv2.CALIB_ZERO_TANGENT_DIST | cv2.CALIB_FIX_K1
@@ -53,7 +53,7 @@ def test_fit_agrees_with_opencv_calibration(seed):
 def test_fixed_focal_is_kept():
     view, board, img = _scene(7)
     K0 = view.camera.intrinsics.matrix * np.array([[1.2, 1, 1], [1, 1.2, 1], [1, 1, 1]])
-    K, _, _, _ = camera_from_points(board, img, (1280, 720), K0, fix_focal=True)
+    K, _, _, _ = camera_from_points(board, img, K0, fix_focal=True)
     assert K[0, 0] == K0[0, 0]
 
 
@@ -72,9 +72,9 @@ def test_sliding_points_count_across_their_outline_only():
     pts = np.vstack([board, line])
     pix = np.vstack([img, slid])
     normals = np.vstack([np.full((len(board), 2), np.nan), nrm])
-    _, pose_slide, rms, _ = camera_from_points(pts, pix, (1280, 720), K, fix_focal=True,
+    _, pose_slide, rms, _ = camera_from_points(pts, pix, K, fix_focal=True,
                                             normals=normals)
-    _, pose_pinned, _, _ = camera_from_points(pts, pix, (1280, 720), K, fix_focal=True)
+    _, pose_pinned, _, _ = camera_from_points(pts, pix, K, fix_focal=True)
     c_true = view.camera.pose.camera_center
     assert rms < 0.05
     assert np.linalg.norm(pose_slide.camera_center - c_true) < 1e-4
@@ -105,11 +105,11 @@ def test_radial_distortion_is_fitted_when_asked():
     k1 = -0.18
     img = K_true[0, 0] * q * (1 + k1 * np.sum(q * q, axis=1, keepdims=True)) + K_true[:2, 2]
     K0 = K_true * np.array([[0.9, 1, 1], [1, 0.9, 1], [1, 1, 1]])
-    K, _, rms, k1_fit = camera_from_points(board, img, (1280, 720), K0, fix_focal=False,
+    K, _, rms, k1_fit = camera_from_points(board, img, K0, fix_focal=False,
                                            fit_k1=True)
     assert k1_fit == pytest.approx(k1, abs=0.01)
     assert K[0, 0] == pytest.approx(K_true[0, 0], rel=0.005)
     assert rms < 0.05
-    _, _, rms_plain, k1_plain = camera_from_points(board, img, (1280, 720), K0,
+    _, _, rms_plain, k1_plain = camera_from_points(board, img, K0,
                                                    fix_focal=False)
     assert k1_plain == 0.0 and rms_plain > 5 * rms

@@ -336,6 +336,13 @@ class LocateConfig:
             raise ValueError(f"camera_rounds must be >= 1, got {self.camera_rounds}")
         if self.frame_rounds < 1:
             raise ValueError(f"frame_rounds must be >= 1, got {self.frame_rounds}")
+        if not 0.0 < self.frame_min_share <= 1.0:
+            raise ValueError(f"frame_min_share must be in (0, 1], got {self.frame_min_share}")
+        if not 0.0 < self.distortion_rms_ratio <= 1.0:
+            raise ValueError(
+                f"distortion_rms_ratio must be in (0, 1], got {self.distortion_rms_ratio}")
+        if not self.k1_range[0] < 0.0 < self.k1_range[1]:
+            raise ValueError(f"k1_range must hold 0 inside it, got {self.k1_range}")
         if self.min_lattice_inliers < 3:
             raise ValueError(
                 f"min_lattice_inliers must be >= 3 (two steps of the lattice), "

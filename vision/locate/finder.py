@@ -435,7 +435,7 @@ def build_view(
         from_grid = np.linalg.inv(to_grid)
         board_xy = apply_h(from_grid, matches.grid)
         normals, groups, dirs = matches.full()
-        fit = partial(camera_from_points, board_xy, matches.image, size_wh,
+        fit = partial(camera_from_points, board_xy, matches.image,
                       normals=normals, groups=groups, slide_dirs=dirs @ from_grid[:2, :2].T)
         K0, pose0 = intr.matrix, None
         if start is not None:

@@ -5,6 +5,10 @@ With square pixels and the principal point at the image centre, a plane homograp
 (Zhang's constraints). Near a top-down view the two constraints degenerate, so the estimate is
 kept only when the camera is clearly oblique; otherwise a default field of view is used. The
 pose then follows by decomposing ``K^-1 H``.
+
+Where edge points of the board are matched, the camera is fitted to them directly instead
+(:func:`camera_from_points`): focal length, pose, optionally the lens's first radial
+distortion coefficient, and the offsets of outlines whose place on the board is not known.
 """
 
 from __future__ import annotations
@@ -156,7 +160,7 @@ def refine_pose(H: FloatArray, K: FloatArray, half_m: float) -> tuple[Pose, floa
 
 
 def camera_from_points(
-    board_xy: FloatArray, image_xy: FloatArray, size_wh: tuple[int, int], K0: FloatArray,
+    board_xy: FloatArray, image_xy: FloatArray, K0: FloatArray,
     *, fix_focal: bool, normals: FloatArray | None = None, pose0: Pose | None = None,
     groups: NDArray[np.int64] | None = None, slide_dirs: FloatArray | None = None,
     fit_k1: bool = False,
@@ -169,8 +173,6 @@ def camera_from_points(
         Points on the board plane, metres.
     image_xy : (N, 2) float
         Their (undistorted) pixels.
-    size_wh : (w, h)
-        Image size (unused; kept beside ``K0`` for the callers' symmetry with OpenCV).
     K0 : (3, 3) float
         Starting camera matrix; its principal point stays fixed, pixels stay square.
     fix_focal : bool
@@ -190,7 +192,7 @@ def camera_from_points(
         normal; a circle of unknown radius: the radial directions). -1: no group.
     fit_k1 : bool
         Also fit the first radial distortion coefficient (OpenCV's ``k1``; the others stay
-        0), starting from 0 and from the undistorted fit.
+        0), starting from 0.
 
     Returns
     -------
@@ -212,7 +214,6 @@ def camera_from_points(
     one-view ``cv2.calibrateCamera`` with the principal point, aspect ratio and distortion
     fixed, in a fifth of its time.
     """
-    del size_wh
     board_xy = np.asarray(board_xy, np.float64)
     image_xy = np.asarray(image_xy, np.float64)
     n = len(board_xy)
@@ -223,7 +224,7 @@ def camera_from_points(
     if slide_dirs is not None:
         D[:, :2] = np.where((g >= 0)[:, None], slide_dirs, 0.0)
     c = np.array([K0[0, 2], K0[1, 2]])
-    problem = _Reprojection(X, image_xy, c, nrm, fix_focal, g, D)
+    problem = _Reprojection(X, image_xy, c, nrm, fix_focal, g, D, fit_k1)
     f = float(K0[0, 0])
     ok, rvec, tvec = cv2.solvePnP(X, image_xy, K0, None, flags=cv2.SOLVEPNP_IPPE)
     if not ok:
@@ -235,10 +236,7 @@ def camera_from_points(
         r_b, Xc_b = problem.residuals(f, 0.0, pose0.R, pose0.t, offsets)
         if np.all(Xc_b[:, 2] > 0) and float(r_b @ r_b) < float(r_a @ r_a):
             R, t = pose0.R, pose0.t
-    f, k1, R, t, offsets, r = problem.solve(f, 0.0, R, t, offsets)
-    if fit_k1:
-        with_k1 = _Reprojection(X, image_xy, c, nrm, fix_focal, g, D, fit_k1=True)
-        f, k1, R, t, offsets, r = with_k1.solve(f, 0.0, R, t, offsets)
+    f, k1, R, t, _, r = problem.solve(f, 0.0, R, t, offsets)
     K = np.array([[f, 0.0, K0[0, 2]], [0.0, f, K0[1, 2]], [0.0, 0.0, 1.0]])
     return K, Pose(R, t), float(np.sqrt(float(r @ r) / max(1, n))), k1
 
