@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+from itertools import pairwise
+
+import cv2
 import numpy as np
 import pytest
 
@@ -11,6 +15,7 @@ from vision.geometry.board_spec import LAYOUT_AXIS, LAYOUT_DIAGONAL, BoardSpec
 from vision.geometry.board_view import BoardNotFound, BoardView
 from vision.geometry.camera import Intrinsics
 from vision.locate import LocateConfig, find_board
+from vision.locate.finder import edge_threshold
 
 
 def _spacing(view: BoardView) -> float:
@@ -147,3 +152,37 @@ def test_calibration_for_another_size_is_refused():
     other = make_view(45.0, 60.0, size_wh=(640, 480)).camera.intrinsics
     with pytest.raises(ValueError, match="calibration"):
         find_board(draw_board(truth), intrinsics=other)
+
+
+def test_faint_engraved_rings_in_a_clean_image_are_found():
+    # Rings 7 grey levels above the board, as engraved on dark wood, in an image with little
+    # noise (a compressed video's flat areas): under the fixed 2-level edge step of a noisy
+    # image, no cell shows its outline.
+    truth = make_view(70.0, 30.0)
+    img = draw_board(truth, board_bgr=(40, 52, 70), ring_bgr=(47, 59, 77), noise=0.5)
+    found = find_board(img)
+    assert found, found
+    err = _rel_errors(found, truth)
+    assert np.median(err) < 0.02 and err.max() < 0.05
+    fixed = replace(LocateConfig(), min_edge_step_floor=LocateConfig().min_edge_step)
+    assert not find_board(img, config=fixed)
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_a_clean_empty_table_is_not_a_board(seed):
+    # The noise-free version of the empty tables: the edge step falls to its floor, and
+    # still no grid is taken for a board.
+    clean = cv2.GaussianBlur(draw_empty_table(seed), (0, 0), 2.0)
+    assert not find_board(clean)
+
+
+def test_edge_threshold_follows_the_noise():
+    cfg = LocateConfig()
+    rng = np.random.default_rng(0)
+    flat = np.full((360, 640), 90.0, np.float32)
+    steps = [edge_threshold(cv2.GaussianBlur(flat + rng.normal(0, s, flat.shape).astype(
+        np.float32), (0, 0), cfg.smooth_sigma_px), cfg) for s in (0.0, 1.0, 2.0, 3.0, 8.0)]
+    assert steps[0] == cfg.min_edge_step_floor
+    assert steps[-1] == cfg.min_edge_step
+    assert all(a <= b for a, b in pairwise(steps))
+    assert cfg.min_edge_step_floor < steps[3] < cfg.min_edge_step

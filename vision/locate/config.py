@@ -197,8 +197,17 @@ class LocateConfig:
     #: plus the grid's move during the fit, with room to spare.
     full_res_margin_px: float = 16.0
     #: Weakest intensity step (grey levels per pixel) taken as a ring edge: above sensor
-    #: noise after smoothing, below the contrast of a faint engraved ring.
+    #: noise after smoothing, below the contrast of a faint engraved ring. This is the step
+    #: for a noisy image; a cleaner one (a compressed video's flat areas, a clean render)
+    #: lowers it, down to ``min_edge_step_floor``, to ``edge_noise_factor`` times the
+    #: image's noise (the median gradient of the smoothed working image, most of which is
+    #: flat): an engraved ring on dark wood can rise only 2 grey levels per pixel there.
     min_edge_step: float = 2.0
+    min_edge_step_floor: float = 1.0
+    #: The median of a noise gradient's length is about 1.18 sigma of one component, so 3.5
+    #: medians is about 4.1 sigma: noise alone passes it at 2 pixels in 10000 (at 3 sigma
+    #: it would be 1 in 90, and a ring's edge search looks at a few pixels per sample).
+    edge_noise_factor: float = 3.5
     #: Largest ratio of opposite sides of the 4x4 grid's image: a wide lens close to the
     #: board at 25 degrees elevation gives about 2.
     max_foreshortening: float = 3.0
@@ -334,6 +343,10 @@ class LocateConfig:
                              f"{self.nominal_pitch_m!r}, {self.nominal_axis_pitch_m!r}")
         if self.camera_rounds < 1:
             raise ValueError(f"camera_rounds must be >= 1, got {self.camera_rounds}")
+        if not 0.0 < self.min_edge_step_floor <= self.min_edge_step or self.edge_noise_factor < 0:
+            raise ValueError("need 0 < min_edge_step_floor <= min_edge_step and "
+                             f"edge_noise_factor >= 0, got {self.min_edge_step_floor!r}, "
+                             f"{self.min_edge_step!r}, {self.edge_noise_factor!r}")
         if self.frame_rounds < 1:
             raise ValueError(f"frame_rounds must be >= 1, got {self.frame_rounds}")
         if not 0.0 < self.frame_min_share <= 1.0:

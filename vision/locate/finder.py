@@ -178,6 +178,23 @@ def fit_grid(gray_work: NDArray[np.float32], hyps: list[LatticeHypothesis],
     return best
 
 
+def edge_threshold(gray_f: NDArray[np.float32], config: LocateConfig) -> float:
+    """The weakest intensity step (grey levels per pixel) taken as an edge in a smoothed
+    image: ``edge_noise_factor`` times its noise, within ``[min_edge_step_floor,
+    min_edge_step]``.
+
+    The noise is the median length of the gradient on a sparse grid of pixels (every
+    fourth row and column): most of a frame is flat, so the median is the noise's, whatever
+    edges and texture the rest holds (texture only raises it, towards the upper bound).
+    """
+    g = gray_f[: gray_f.shape[0] - 1 : 4, : gray_f.shape[1] - 1 : 4]
+    gx = gray_f[: gray_f.shape[0] - 1 : 4, 1::4][:, : g.shape[1]] - g
+    gy = gray_f[1::4, : gray_f.shape[1] - 1 : 4][: g.shape[0]] - g
+    noise = float(np.median(np.hypot(gx, gy))) if g.size else config.min_edge_step
+    return float(np.clip(config.edge_noise_factor * noise, config.min_edge_step_floor,
+                         config.min_edge_step))
+
+
 def _judge(gray_work: NDArray[np.float32], Hf: FloatArray, rf: float, edge: EdgeConfig,
            inner: float, outer: float, ells: list[Ellipse], peaks: FloatArray,
            config: LocateConfig) -> tuple[float, LayoutFit] | None:
@@ -254,8 +271,9 @@ def find_board(
     scale = min(1.0, config.work_width_px / w)
     work = gray if scale == 1.0 else cv2.resize(gray, None, fx=scale, fy=scale,
                                                  interpolation=cv2.INTER_AREA)
-    edge = EdgeConfig(min_edge=config.min_edge_step, radius_range=config.ring_radius_range)
     work_f = cv2.GaussianBlur(work.astype(np.float32), (0, 0), config.smooth_sigma_px)
+    edge = EdgeConfig(min_edge=edge_threshold(work_f, config),
+                      radius_range=config.ring_radius_range)
     peaks = frame_peaks(frame, scale, config)
     hyps = peak_hypotheses(peaks[0], peaks[1], config)
     fitted = unsure = None
