@@ -267,23 +267,29 @@ def fit_rings(
             modes = [(m, p) for m in ("line", "edge") for p in (1, -1)]
             found = [off for m in ("line", "edge") for off, _ in edge_search_polarities(
                 gray_f, px, nrm, reach, replace(config, mode=m), (1, -1))]
-        best: tuple[int, FloatArray, FloatArray, NDArray[Any], FloatArray, EdgeConfig] | None = None
-        for (mode, pol), off in zip(modes, found, strict=True):
-            # One marking for all cells: the one whose edges line up on one grid (most
-            # RANSAC inliers), not merely the most common one (texture has many edges).
-            c = replace(config, mode=mode, polarity=pol)
-            good = np.isfinite(off)
-            if good.sum() < 12:
+        best: tuple[int, int, FloatArray, FloatArray, NDArray[Any], FloatArray,
+                    EdgeConfig] | None = None
+        # One marking for all cells: the one whose edges line up on one grid (most RANSAC
+        # inliers; the first listed among equals), not merely the most common one (texture
+        # has many edges). A marking has no more inliers than edges found, so taken by
+        # their count of edges, those that cannot beat the best so far are not fitted.
+        goods = [np.isfinite(off) for off in found]
+        counts = [int(good.sum()) for good in goods]
+        for i in sorted(range(len(modes)), key=lambda i: -counts[i]):
+            if counts[i] < 12 or (best is not None and (counts[i], -i) <= (best[0], -best[1])):
                 continue
+            good, off = goods[i], found[i]
             target = px[good] + nrm[good] * off[good, None]
             Hn, mask = cv2.findHomography(pts[good], target, cv2.RANSAC, thr, maxIters=200)
             if Hn is None or mask is None or mask.sum() < 12:
                 continue
-            if best is None or int(mask.sum()) > best[0]:
-                best = (int(mask.sum()), good, target, mask, Hn, c)
+            if best is None or (int(mask.sum()), -i) > (best[0], -best[1]):
+                mode, pol = modes[i]
+                best = (int(mask.sum()), i, good, target, mask, Hn,
+                        replace(config, mode=mode, polarity=pol))
         if best is None:
             break
-        _, good, target, mask, Hn, config = best
+        _, _, good, target, mask, Hn, config = best
         inl = mask.ravel().astype(bool)
         # Least-squares refit on the RANSAC inliers only.
         Hn2, _ = cv2.findHomography(pts[good][inl], target[inl], 0)
