@@ -70,6 +70,13 @@ class EdgeConfig:
     min_line: float = 3.0
     #: Cell radius over pitch the fit may settle on; outside it the previous one is kept.
     radius_range: tuple[float, float] = (0.34, 0.53)
+    #: RANSAC iterations of the quick look at each marking before the full fits (0: every
+    #: marking fitted fully). RANSAC on a marking that is not the board's (texture, the
+    #: other side of a line) runs all its 200 iterations; the board's converges in a few.
+    marking_screen_iters: int = 40
+    #: A marking is fitted fully only when its quick look found at least this share of
+    #: the inliers of the best marking fitted so far (a quick look finds fewer).
+    marking_screen_ratio: float = 0.7
 
 
 def cell_outline(radius: float, n: int, shape: str = "circle") -> tuple[FloatArray, FloatArray]:
@@ -267,29 +274,10 @@ def fit_rings(
             modes = [(m, p) for m in ("line", "edge") for p in (1, -1)]
             found = [off for m in ("line", "edge") for off, _ in edge_search_polarities(
                 gray_f, px, nrm, reach, replace(config, mode=m), (1, -1))]
-        best: tuple[int, int, FloatArray, FloatArray, NDArray[Any], FloatArray,
-                    EdgeConfig] | None = None
-        # One marking for all cells: the one whose edges line up on one grid (most RANSAC
-        # inliers; the first listed among equals), not merely the most common one (texture
-        # has many edges). A marking has no more inliers than edges found, so taken by
-        # their count of edges, those that cannot beat the best so far are not fitted.
-        goods = [np.isfinite(off) for off in found]
-        counts = [int(good.sum()) for good in goods]
-        for i in sorted(range(len(modes)), key=lambda i: -counts[i]):
-            if counts[i] < 12 or (best is not None and (counts[i], -i) <= (best[0], -best[1])):
-                continue
-            good, off = goods[i], found[i]
-            target = px[good] + nrm[good] * off[good, None]
-            Hn, mask = cv2.findHomography(pts[good], target, cv2.RANSAC, thr, maxIters=200)
-            if Hn is None or mask is None or mask.sum() < 12:
-                continue
-            if best is None or (int(mask.sum()), -i) > (best[0], -best[1]):
-                mode, pol = modes[i]
-                best = (int(mask.sum()), i, good, target, mask, Hn,
-                        replace(config, mode=mode, polarity=pol))
+        best = _best_marking(pts, px, nrm, found, modes, thr, config)
         if best is None:
             break
-        _, _, good, target, mask, Hn, config = best
+        good, target, mask, Hn, config = best
         inl = mask.ravel().astype(bool)
         # Least-squares refit on the RANSAC inliers only.
         Hn2, _ = cv2.findHomography(pts[good][inl], target[inl], 0)
@@ -315,6 +303,69 @@ def fit_rings(
     px = apply_h(H, pts)
     off, _ = edge_search(gray_f, px, image_normals(H, pts, rad, pts_px=px), 1.5, config)
     return H, radius, float(np.isfinite(off).mean()), config
+
+
+def _best_marking(
+    pts: FloatArray, px: FloatArray, nrm: FloatArray, found: list[FloatArray],
+    modes: list[tuple[str, int]], thr: float, config: EdgeConfig,
+) -> tuple[NDArray[np.bool_], FloatArray, NDArray[Any], FloatArray, EdgeConfig] | None:
+    """The marking whose found edges agree best on one grid homography.
+
+    Parameters
+    ----------
+    pts, px, nrm : (N, 2) float
+        Outline points (grid units), their pixels and image normals.
+    found : list of (N,) float
+        Per marking (``modes``: (mode, polarity)), each point's edge offset along its normal
+        (NaN where none was found).
+    thr : float
+        RANSAC inlier distance, pixels.
+    config : EdgeConfig
+
+    Returns
+    -------
+    (good, target, mask, H, config) or None
+        The marking's points with an edge, their edge pixels, its RANSAC inlier mask and
+        homography, and ``config`` with its mode and polarity; None when no marking has
+        12 inliers.
+
+    Notes
+    -----
+    The winner is the marking with most RANSAC inliers (the first listed among equals),
+    not merely the commonest (texture has many edges). RANSAC on a marking that is not
+    the board's runs all its iterations, so with several markings each first gets a
+    quick look (``marking_screen_iters`` iterations); they are then fitted in the order of
+    that look, and a marking is fitted fully only when it could still win: it has more
+    edges than the best so far has inliers (exact), and its quick look found at least
+    ``marking_screen_ratio`` of them (an estimate).
+    """
+    goods = [np.isfinite(off) for off in found]
+    counts = [int(good.sum()) for good in goods]
+    targets = [px[good] + nrm[good] * off[good, None]
+               for good, off in zip(goods, found, strict=True)]
+    tried = [i for i in range(len(modes)) if counts[i] >= 12]
+    quick = {i: counts[i] for i in tried}
+    if len(tried) > 1 and config.marking_screen_iters > 0:
+        for i in tried:
+            _, m = cv2.findHomography(pts[goods[i]], targets[i], cv2.RANSAC, thr,
+                                      maxIters=config.marking_screen_iters)
+            quick[i] = 0 if m is None else int(m.sum())
+    best: tuple[int, int, NDArray[Any], FloatArray] | None = None
+    for i in sorted(tried, key=lambda i: (-quick[i], i)):
+        if best is not None and ((counts[i], -i) <= (best[0], -best[1])
+                                 or quick[i] < config.marking_screen_ratio * best[0]):
+            continue
+        Hn, mask = cv2.findHomography(pts[goods[i]], targets[i], cv2.RANSAC, thr,
+                                      maxIters=200)
+        if Hn is None or mask is None or mask.sum() < 12:
+            continue
+        if best is None or (int(mask.sum()), -i) > (best[0], -best[1]):
+            best = (int(mask.sum()), i, mask, Hn)
+    if best is None:
+        return None
+    _, i, mask, Hn = best
+    mode, pol = modes[i]
+    return goods[i], targets[i], mask, Hn, replace(config, mode=mode, polarity=pol)
 
 
 def grow_fit(
