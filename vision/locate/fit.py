@@ -30,16 +30,17 @@ def sample(image: NDArray[Any], xs: NDArray[Any], ys: NDArray[Any]) -> NDArray[n
     """Bilinear samples of ``image`` at float coordinates of any shape (grey values for a
     BGR image). ``cv2.remap`` limits map sizes, so the points go in rows of 1024."""
     shape = np.shape(xs)
-    x = np.asarray(xs, np.float32).ravel()
-    y = np.asarray(ys, np.float32).ravel()
-    n = len(x)
+    n = int(np.prod(shape))
     cols = 1024
     rows = max(1, -(-n // cols))
-    pad = rows * cols - n
-    mx = np.concatenate([x, np.zeros(pad, np.float32)]).reshape(rows, cols)
-    my = np.concatenate([y, np.zeros(pad, np.float32)]).reshape(rows, cols)
-    out = cv2.remap(image, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
-    out = out.astype(np.float32)
+    mx = np.zeros(rows * cols, np.float32)
+    my = np.zeros(rows * cols, np.float32)
+    mx[:n] = np.ravel(xs)
+    my[:n] = np.ravel(ys)
+    out = cv2.remap(image, mx.reshape(rows, cols), my.reshape(rows, cols), cv2.INTER_LINEAR,
+                    borderMode=cv2.BORDER_REPLICATE)
+    if out.dtype != np.float32:
+        out = out.astype(np.float32)
     if out.ndim == 3:
         out = out @ np.array([0.114, 0.587, 0.299], np.float32)
     return out.ravel()[:n].reshape(shape)
@@ -197,26 +198,33 @@ def edge_search_polarities(
     for pol in polarities:
         d = np.abs(diff) if pol == 0 else np.maximum(pol * diff, 0.0)
         k = np.argmax(d * w[None, :], axis=1)
-        rows = np.arange(len(k))
-        strength = d[rows, k]
-        # Parabolic sub-sample peak.
-        km = np.clip(k - 1, 0, d.shape[1] - 1)
-        kp = np.clip(k + 1, 0, d.shape[1] - 1)
-        y0, y1, y2 = d[rows, km], strength, d[rows, kp]
-        den = y0 - 2 * y1 + y2
-        frac = np.where(np.abs(den) > 1e-9, 0.5 * (y0 - y2) / np.where(den == 0, 1, den), 0.0)
-        frac = np.clip(frac, -0.5, 0.5)
-        offset = tt[k] + frac * s
-        ok = strength >= threshold
-        if config.max_tangent_ratio > 0:
-            # The edge must run along the outline: across the normal the intensity hardly
-            # changes. Texture (wood grain, cloth) crosses the outline at random angles.
-            at = pts_px + normals * offset[:, None]
-            tan = np.column_stack([-normals[:, 1], normals[:, 0]])
-            q = np.concatenate([at + tan, at - tan])
-            side = sample(gray_f, q[:, 0], q[:, 1]).reshape(2, -1)
-            ok &= np.abs(side[0] - side[1]) / 2.0 <= config.max_tangent_ratio * strength
-        offset = np.where(ok, offset, np.nan)
+        strength = d[np.arange(len(k)), k]
+        offset = np.full(len(k), np.nan)
+        # Only where the edge is strong enough is it placed and checked.
+        ok = np.flatnonzero(strength >= threshold)
+        if len(ok):
+            k_ok = k[ok]
+            # Parabolic sub-sample peak.
+            km = np.clip(k_ok - 1, 0, d.shape[1] - 1)
+            kp = np.clip(k_ok + 1, 0, d.shape[1] - 1)
+            y0, y1, y2 = d[ok, km], strength[ok], d[ok, kp]
+            den = y0 - 2 * y1 + y2
+            frac = np.where(np.abs(den) > 1e-9,
+                            0.5 * (y0 - y2) / np.where(den == 0, 1, den), 0.0)
+            frac = np.clip(frac, -0.5, 0.5)
+            off_ok = tt[k_ok] + frac * s
+            if config.max_tangent_ratio > 0:
+                # The edge must run along the outline: across the normal the intensity
+                # hardly changes. Texture (wood grain, cloth) crosses the outline at random
+                # angles.
+                n_ok = normals[ok]
+                at = pts_px[ok] + n_ok * off_ok[:, None]
+                tan = np.column_stack([-n_ok[:, 1], n_ok[:, 0]])
+                q = np.concatenate([at + tan, at - tan])
+                side = sample(gray_f, q[:, 0], q[:, 1]).reshape(2, -1)
+                keep = np.abs(side[0] - side[1]) / 2.0 <= config.max_tangent_ratio * y1
+                ok, off_ok = ok[keep], off_ok[keep]
+            offset[ok] = off_ok
         results.append((offset, strength))
     return results
 
