@@ -76,65 +76,17 @@ class BoardNet:
                 out = np.asarray(t @ w[:, :, 0, 0].T + b, dtype=np.float32)
             else:
                 out = conv3x3(t, w, b)
-            return np.maximum(out, 0.0, out=out) if relu else out
+            return np.maximum(out, 0.0) if relu else out
 
-        def up_join(name: str, low: F32, skip: F32) -> F32:
-            # conv(concat([doubled low, skip])) as two convolutions, the doubled part's at
-            # low resolution.
-            w, b = self.layers[name]
-            out = conv_up(low, w[:, : low.shape[3]])
-            out += conv3x3(skip, w[:, low.shape[3]:], b)
-            return np.maximum(out, 0.0, out=out)
+        def up(t: F32) -> F32:
+            return np.asarray(t.repeat(2, axis=1).repeat(2, axis=2), dtype=np.float32)
 
         e2 = conv("e2b", conv("e2a", space_to_depth(x)[None]))
         e3 = conv("e3b", conv("e3a", max_pool2(e2)))
         e4 = conv("e4b", conv("e4a", max_pool2(e3)))
-        d3 = up_join("d3", e4, e3)
-        d2 = up_join("d2", conv("d3p", d3), e2)
+        d3 = conv("d3", np.concatenate([up(e4), e3], axis=3))
+        d2 = conv("d2", np.concatenate([up(conv("d3p", d3)), e2], axis=3))
         return conv("head", d2, relu=False)[0]
-
-
-#: Nearest-neighbour doubling then a 3x3 convolution: output row 2i + p (p = 0, 1) reads
-#: with its kernel rows -1, 0, +1 the doubled rows 2i + p - 1 .. 2i + p + 1, i.e. the low
-#: rows i + these offsets (the same along columns).
-_UP_TAP_OFFSET = ((-1, 0, 0), (0, 0, 1))
-
-
-def conv_up(low: F32, weight: F32) -> F32:
-    """'Same' 3x3 convolution (no bias) of the nearest-neighbour doubling of ``low``,
-    computed at ``low``'s resolution: for each of the four output phases (row and column
-    parity) the kernel taps that read the same low-resolution pixel are summed into a 2x2
-    kernel. A quarter of the pixels, 4 taps instead of 9: the doubled map is never built.
-
-    Parameters
-    ----------
-    low : (N, H, W, C) maps.
-    weight : (C_out, C, 3, 3) kernels.
-
-    Returns
-    -------
-    (N, 2H, 2W, C_out) maps: ``conv3x3`` of the doubled maps (zero bias), up to rounding.
-    """
-    n, h, w, c = low.shape
-    co = weight.shape[0]
-    padded = np.zeros((n, h + 2, w + 2, c), np.float32)
-    padded[:, 1:-1, 1:-1] = low
-    out = np.empty((n, h, 2, w, 2, co), np.float32)
-    for py in (0, 1):
-        for px in (0, 1):
-            taps: dict[tuple[int, int], F32] = {}
-            for ky in range(3):
-                for kx in range(3):
-                    key = (_UP_TAP_OFFSET[py][ky], _UP_TAP_OFFSET[px][kx])
-                    k = weight[:, :, ky, kx].T
-                    taps[key] = taps[key] + k if key in taps else k
-            keys = sorted(taps)
-            kernel = np.concatenate([taps[k] for k in keys], axis=0)
-            cols = np.concatenate([padded[:, 1 + oy:1 + oy + h, 1 + ox:1 + ox + w]
-                                   for oy, ox in keys], axis=3)
-            out[:, :, py, :, px] = (cols.reshape(-1, len(keys) * c) @ kernel).reshape(
-                n, h, w, co)
-    return out.reshape(n, 2 * h, 2 * w, co)
 
 
 def space_to_depth(x: F32) -> F32:
