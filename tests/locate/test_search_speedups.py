@@ -166,3 +166,40 @@ def test_fit_without_measuring_gives_the_same_grid():
     assert np.array_equal(measured[0], quiet[0]) and measured[1] == quiet[1]
     assert measured[3] == quiet[3]
     assert measured[2] > 0.5 and np.isnan(quiet[2])
+
+
+def _marking_offsets(seed: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[np.ndarray]]:
+    """Outline points of a grid and, per marking, edge offsets: marking 2 lies on one
+    homography for 70% of the points, the others are texture (random offsets)."""
+    from vision.locate.fit import image_normals
+
+    rng = np.random.default_rng(seed)
+    pts, rad = ring_model_points(0.45, 24, "circle")
+    px = apply_h(H_GRID, pts)
+    nrm = image_normals(H_GRID, pts, rad, pts_px=px)
+    found = []
+    for k in range(4):
+        off = rng.uniform(-6.0, 6.0, len(pts))
+        if k == 2:
+            on = rng.random(len(pts)) < 0.7
+            off[on] = 2.0 + rng.normal(0.0, 0.2, on.sum())
+        off[rng.random(len(pts)) < 0.1] = np.nan
+        found.append(off)
+    return pts, px, nrm, found
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_marking_quick_look_keeps_the_marking_that_lines_up(seed):
+    from dataclasses import replace
+
+    from vision.locate.fit import EdgeConfig, _best_marking
+
+    pts, px, nrm, found = _marking_offsets(seed)
+    modes = [("line", 1), ("line", -1), ("edge", 1), ("edge", -1)]
+    config = EdgeConfig()
+    quick = _best_marking(pts, px, nrm, found, modes, 2.0, config)
+    every = _best_marking(pts, px, nrm, found, modes, 2.0,
+                          replace(config, marking_screen_iters=0))
+    assert quick is not None and every is not None
+    assert (quick[4].mode, quick[4].polarity) == (every[4].mode, every[4].polarity) == ("edge", 1)
+    assert np.array_equal(quick[2], every[2])

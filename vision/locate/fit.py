@@ -30,16 +30,17 @@ def sample(image: NDArray[Any], xs: NDArray[Any], ys: NDArray[Any]) -> NDArray[n
     """Bilinear samples of ``image`` at float coordinates of any shape (grey values for a
     BGR image). ``cv2.remap`` limits map sizes, so the points go in rows of 1024."""
     shape = np.shape(xs)
-    x = np.asarray(xs, np.float32).ravel()
-    y = np.asarray(ys, np.float32).ravel()
-    n = len(x)
+    n = int(np.prod(shape))
     cols = 1024
     rows = max(1, -(-n // cols))
-    pad = rows * cols - n
-    mx = np.concatenate([x, np.zeros(pad, np.float32)]).reshape(rows, cols)
-    my = np.concatenate([y, np.zeros(pad, np.float32)]).reshape(rows, cols)
-    out = cv2.remap(image, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
-    out = out.astype(np.float32)
+    mx = np.zeros(rows * cols, np.float32)
+    my = np.zeros(rows * cols, np.float32)
+    mx[:n] = np.ravel(xs)
+    my[:n] = np.ravel(ys)
+    out = cv2.remap(image, mx.reshape(rows, cols), my.reshape(rows, cols), cv2.INTER_LINEAR,
+                    borderMode=cv2.BORDER_REPLICATE)
+    if out.dtype != np.float32:
+        out = out.astype(np.float32)
     if out.ndim == 3:
         out = out @ np.array([0.114, 0.587, 0.299], np.float32)
     return out.ravel()[:n].reshape(shape)
@@ -70,6 +71,13 @@ class EdgeConfig:
     min_line: float = 3.0
     #: Cell radius over pitch the fit may settle on; outside it the previous one is kept.
     radius_range: tuple[float, float] = (0.34, 0.53)
+    #: RANSAC iterations of the quick look at each marking before the full fits (0: every
+    #: marking fitted fully). RANSAC on a marking that is not the board's (texture, the
+    #: other side of a line) runs all its 200 iterations; the board's converges in a few.
+    marking_screen_iters: int = 40
+    #: A marking is fitted fully only when its quick look found at least this share of
+    #: the inliers of the best marking fitted so far (a quick look finds fewer).
+    marking_screen_ratio: float = 0.7
 
 
 def cell_outline(radius: float, n: int, shape: str = "circle") -> tuple[FloatArray, FloatArray]:
@@ -190,26 +198,33 @@ def edge_search_polarities(
     for pol in polarities:
         d = np.abs(diff) if pol == 0 else np.maximum(pol * diff, 0.0)
         k = np.argmax(d * w[None, :], axis=1)
-        rows = np.arange(len(k))
-        strength = d[rows, k]
-        # Parabolic sub-sample peak.
-        km = np.clip(k - 1, 0, d.shape[1] - 1)
-        kp = np.clip(k + 1, 0, d.shape[1] - 1)
-        y0, y1, y2 = d[rows, km], strength, d[rows, kp]
-        den = y0 - 2 * y1 + y2
-        frac = np.where(np.abs(den) > 1e-9, 0.5 * (y0 - y2) / np.where(den == 0, 1, den), 0.0)
-        frac = np.clip(frac, -0.5, 0.5)
-        offset = tt[k] + frac * s
-        ok = strength >= threshold
-        if config.max_tangent_ratio > 0:
-            # The edge must run along the outline: across the normal the intensity hardly
-            # changes. Texture (wood grain, cloth) crosses the outline at random angles.
-            at = pts_px + normals * offset[:, None]
-            tan = np.column_stack([-normals[:, 1], normals[:, 0]])
-            q = np.concatenate([at + tan, at - tan])
-            side = sample(gray_f, q[:, 0], q[:, 1]).reshape(2, -1)
-            ok &= np.abs(side[0] - side[1]) / 2.0 <= config.max_tangent_ratio * strength
-        offset = np.where(ok, offset, np.nan)
+        strength = d[np.arange(len(k)), k]
+        offset = np.full(len(k), np.nan)
+        # Only where the edge is strong enough is it placed and checked.
+        ok = np.flatnonzero(strength >= threshold)
+        if len(ok):
+            k_ok = k[ok]
+            # Parabolic sub-sample peak.
+            km = np.clip(k_ok - 1, 0, d.shape[1] - 1)
+            kp = np.clip(k_ok + 1, 0, d.shape[1] - 1)
+            y0, y1, y2 = d[ok, km], strength[ok], d[ok, kp]
+            den = y0 - 2 * y1 + y2
+            frac = np.where(np.abs(den) > 1e-9,
+                            0.5 * (y0 - y2) / np.where(den == 0, 1, den), 0.0)
+            frac = np.clip(frac, -0.5, 0.5)
+            off_ok = tt[k_ok] + frac * s
+            if config.max_tangent_ratio > 0:
+                # The edge must run along the outline: across the normal the intensity
+                # hardly changes. Texture (wood grain, cloth) crosses the outline at random
+                # angles.
+                n_ok = normals[ok]
+                at = pts_px[ok] + n_ok * off_ok[:, None]
+                tan = np.column_stack([-n_ok[:, 1], n_ok[:, 0]])
+                q = np.concatenate([at + tan, at - tan])
+                side = sample(gray_f, q[:, 0], q[:, 1]).reshape(2, -1)
+                keep = np.abs(side[0] - side[1]) / 2.0 <= config.max_tangent_ratio * y1
+                ok, off_ok = ok[keep], off_ok[keep]
+            offset[ok] = off_ok
         results.append((offset, strength))
     return results
 
@@ -267,23 +282,10 @@ def fit_rings(
             modes = [(m, p) for m in ("line", "edge") for p in (1, -1)]
             found = [off for m in ("line", "edge") for off, _ in edge_search_polarities(
                 gray_f, px, nrm, reach, replace(config, mode=m), (1, -1))]
-        best: tuple[int, FloatArray, FloatArray, NDArray[Any], FloatArray, EdgeConfig] | None = None
-        for (mode, pol), off in zip(modes, found, strict=True):
-            # One marking for all cells: the one whose edges line up on one grid (most
-            # RANSAC inliers), not merely the most common one (texture has many edges).
-            c = replace(config, mode=mode, polarity=pol)
-            good = np.isfinite(off)
-            if good.sum() < 12:
-                continue
-            target = px[good] + nrm[good] * off[good, None]
-            Hn, mask = cv2.findHomography(pts[good], target, cv2.RANSAC, thr, maxIters=200)
-            if Hn is None or mask is None or mask.sum() < 12:
-                continue
-            if best is None or int(mask.sum()) > best[0]:
-                best = (int(mask.sum()), good, target, mask, Hn, c)
+        best = _best_marking(pts, px, nrm, found, modes, thr, config)
         if best is None:
             break
-        _, good, target, mask, Hn, config = best
+        good, target, mask, Hn, config = best
         inl = mask.ravel().astype(bool)
         # Least-squares refit on the RANSAC inliers only.
         Hn2, _ = cv2.findHomography(pts[good][inl], target[inl], 0)
@@ -309,6 +311,69 @@ def fit_rings(
     px = apply_h(H, pts)
     off, _ = edge_search(gray_f, px, image_normals(H, pts, rad, pts_px=px), 1.5, config)
     return H, radius, float(np.isfinite(off).mean()), config
+
+
+def _best_marking(
+    pts: FloatArray, px: FloatArray, nrm: FloatArray, found: list[FloatArray],
+    modes: list[tuple[str, int]], thr: float, config: EdgeConfig,
+) -> tuple[NDArray[np.bool_], FloatArray, NDArray[Any], FloatArray, EdgeConfig] | None:
+    """The marking whose found edges agree best on one grid homography.
+
+    Parameters
+    ----------
+    pts, px, nrm : (N, 2) float
+        Outline points (grid units), their pixels and image normals.
+    found : list of (N,) float
+        Per marking (``modes``: (mode, polarity)), each point's edge offset along its normal
+        (NaN where none was found).
+    thr : float
+        RANSAC inlier distance, pixels.
+    config : EdgeConfig
+
+    Returns
+    -------
+    (good, target, mask, H, config) or None
+        The marking's points with an edge, their edge pixels, its RANSAC inlier mask and
+        homography, and ``config`` with its mode and polarity; None when no marking has
+        12 inliers.
+
+    Notes
+    -----
+    The winner is the marking with most RANSAC inliers (the first listed among equals),
+    not merely the commonest (texture has many edges). RANSAC on a marking that is not
+    the board's runs all its iterations, so with several markings each first gets a
+    quick look (``marking_screen_iters`` iterations); they are then fitted in the order of
+    that look, and a marking is fitted fully only when it could still win: it has more
+    edges than the best so far has inliers (exact), and its quick look found at least
+    ``marking_screen_ratio`` of them (an estimate).
+    """
+    goods = [np.isfinite(off) for off in found]
+    counts = [int(good.sum()) for good in goods]
+    targets = [px[good] + nrm[good] * off[good, None]
+               for good, off in zip(goods, found, strict=True)]
+    tried = [i for i in range(len(modes)) if counts[i] >= 12]
+    quick = {i: counts[i] for i in tried}
+    if len(tried) > 1 and config.marking_screen_iters > 0:
+        for i in tried:
+            _, m = cv2.findHomography(pts[goods[i]], targets[i], cv2.RANSAC, thr,
+                                      maxIters=config.marking_screen_iters)
+            quick[i] = 0 if m is None else int(m.sum())
+    best: tuple[int, int, NDArray[Any], FloatArray] | None = None
+    for i in sorted(tried, key=lambda i: (-quick[i], i)):
+        if best is not None and ((counts[i], -i) <= (best[0], -best[1])
+                                 or quick[i] < config.marking_screen_ratio * best[0]):
+            continue
+        Hn, mask = cv2.findHomography(pts[goods[i]], targets[i], cv2.RANSAC, thr,
+                                      maxIters=200)
+        if Hn is None or mask is None or mask.sum() < 12:
+            continue
+        if best is None or (int(mask.sum()), -i) > (best[0], -best[1]):
+            best = (int(mask.sum()), i, mask, Hn)
+    if best is None:
+        return None
+    _, i, mask, Hn = best
+    mode, pol = modes[i]
+    return goods[i], targets[i], mask, Hn, replace(config, mode=mode, polarity=pol)
 
 
 def grow_fit(

