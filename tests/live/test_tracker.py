@@ -483,3 +483,26 @@ def test_two_turns_without_a_settle_between_them_are_both_taken():
     assert [e["name"] for e in events if e["type"] == "move"] == ["c1"]
     assert any(behind.name in e.get("message", "") and "not taken" in e.get("message", "")
                for e in events)
+
+
+def test_the_arrival_is_the_cell_no_other_new_piece_explains():
+    # A tall piece placed on c1 is also seen from the cell behind it, read at least as
+    # surely occupied (fresh game 1002017: both at the top of the scale, and the echo was
+    # taken as the move). The cell behind can be an echo of c1's piece, c1 cannot be an echo
+    # of anything standing behind it: c1 is the move, the cell behind is held back.
+    from vision.live.arrivals import can_echo
+
+    view = _view()
+    c1 = Cell.from_name("c1")
+    behind = _behind(view, c1)
+    config = TrackerConfig()
+    assert can_echo(view, behind, c1, config) and not can_echo(view, c1, behind, config)
+    feed = Feed()
+    feed.frames(1.0, board_view=view)
+    feed.frames(1.0, busy=True)
+    feed.pieces[c1] = Piece.from_symbol("DRTS")
+    events = feed.frames(2.0, obs=_echo_of(feed, behind, c1, p_occupied=0.999,
+                                            board_view=view))
+    assert [e["name"] for e in events if e["type"] == "move"] == ["c1"]
+    assert any(behind.name in e.get("message", "") and "not taken" in e.get("message", "")
+               for e in events)

@@ -134,9 +134,10 @@ class ArrivalFilter:
             return [cell], [], None
         if len(fresh) < 2:
             return fresh, [], None
-        arrival = max(fresh, key=lambda c: observation.reading(c).occupied_probability)
-        read = log_odds(arrival)
         steady = view_steady and self.config.hold_co_arrivals_when_steady
+        arrival = max(fresh, key=lambda c: (steady and not self._explained(observation, c, fresh),
+                                            observation.reading(c).occupied_probability))
+        read = log_odds(arrival)
         if steady:
             echoes = self._steady_echoes(observation, fresh, arrival)
         else:
@@ -145,6 +146,15 @@ class ArrivalFilter:
         for cell in echoes:
             self.held_back[cell] = log_odds(cell)
         return [c for c in fresh if c not in echoes], echoes, (arrival if echoes else None)
+
+    def _explained(self, observation: Observation, cell: Cell, fresh: list[Cell]) -> bool:
+        """Could ``cell``'s reading be an echo of another new cell's piece (:func:`can_echo`)?
+        Of the cells new in one settle, the arrival is preferably one that no other new
+        piece explains: a piece on it cannot be a neighbour's echo (two cells both read at
+        the top of the scale otherwise tie, and the echo could be taken as the move)."""
+        view = observation.board_view
+        return isinstance(view, BoardView) and any(
+            can_echo(view, cell, other, self.config) for other in fresh if other != cell)
 
     def _steady_echoes(self, observation: Observation, fresh: list[Cell],
                        arrival: Cell) -> list[Cell]:
