@@ -96,3 +96,29 @@ def test_repair_confidence_is_validated():
     for bad in (0.3, 1.5):
         with pytest.raises(ValueError):
             TrackerConfig(repair_confidence=bad)
+
+
+def test_a_poorer_view_does_not_overturn_what_a_fuller_one_recorded():
+    # a1 recorded LRSH on a full view; a tall piece put in front hides 40% of it and the
+    # hole is no longer seen (read solid). That view must not correct the record; the same
+    # reading seen as fully as before does.
+    for visible_now, corrected in ((0.6, False), (0.95, True)):
+        feed = Feed()
+        feed.frames(1.0)
+        feed.place("a1", "LRSH", visible={A1: 1.0})
+        feed.place("a2", "DRTS", visible={A1: 1.0})
+        feed.pieces[A1] = Piece.from_symbol("LRSS")
+        events = feed.frames(3.0, visible={A1: visible_now})
+        assert ("correction" in types(events)) == corrected
+        assert feed.tracker.game.board[A1] == Piece.from_symbol("LRSS" if corrected else "LRSH")
+
+
+def test_after_the_view_moved_the_new_view_is_the_measure():
+    # After a bump the visible fractions of the old view say nothing of the new one.
+    feed = Feed()
+    feed.frames(1.0)
+    feed.place("a1", "LRSH", visible={A1: 1.0})
+    feed.tracker.view_moved()
+    feed.pieces[A1] = Piece.from_symbol("LRSS")
+    events = feed.frames(3.0, visible={A1: 0.6})
+    assert "correction" in types(events)

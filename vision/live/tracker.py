@@ -74,6 +74,9 @@ class StateTracker:
         self._calm_seen: dict[Cell, float] = {}
         self._history: dict[Cell, CellEvidence] = {}  # fresh readings across windows
         self._arrival_odds: dict[Cell, float] = {}  # pieces that appeared with others
+        #: the largest visible fraction each occupied cell was read at in this view (since
+        #: the last bump): a correction must not come from a worse view than the record's
+        self._clearest: dict[Cell, float] = {}
         self._hand_since_settle = True  # a hand (busy frames) since the last settled frame
         self._view_moved = True  # the view moved (bump, board lost) since the last settle
         self._arrivals = ArrivalFilter(self.config)  # flickers, doubtful cells, echoes
@@ -125,7 +128,10 @@ class StateTracker:
         self._last_observation = observation
         cfg = self.config
         for cell, reading, occupied in zip(ALL_CELLS, observation.cells, pattern, strict=True):
-            if occupied:
+            if not occupied:
+                self._clearest.pop(cell, None)
+            else:
+                self._clearest[cell] = max(self._clearest.get(cell, 0.0), reading.visible_fraction)
                 self._evidence.setdefault(cell, CellEvidence(cfg.evidence_frames)).add(
                     reading, cfg.p_clip
                 )
@@ -141,6 +147,7 @@ class StateTracker:
         """The camera or the board moved, or the board was lost: several moves may have come
         unseen before the next settle (see ``TrackerConfig.hold_co_arrivals_when_steady``)."""
         self._view_moved = True
+        self._clearest.clear()
 
     def finish(self, now: float) -> list[Event]:
         """The source ended: close the game in progress (``abandoned`` or ``quarto``)."""
@@ -407,17 +414,21 @@ class StateTracker:
 
     def _repair(self, observation: Observation, cells: set[Cell], now: float) -> list[Event]:
         """Correct the record where the recorded cells, decoded together from their present
-        readings, clearly name other pieces (:mod:`vision.live.repair`)."""
+        readings, clearly name other pieces (:mod:`vision.live.repair`).
+
+        Only cells seen now about as fully as ever in this view take part: a piece placed
+        in front later hides part of a recorded one, and that poorer view must not overturn
+        what a fuller one recorded (others keep their pieces, which stay taken)."""
         game = self.game
         cfg = self.config
         if game is None or game.over or cfg.repair_confidence >= 1.0:
             return []
-        visible = {
-            cell: self._evidence[cell]
-            for cell in cells
-            if cell in self._evidence
-            and observation.reading(cell).visible_fraction >= cfg.min_visible_fraction
-        }
+        visible = {}
+        for cell in cells:
+            seen = observation.reading(cell).visible_fraction
+            if (cell in self._evidence and seen >= cfg.min_visible_fraction
+                    and seen >= self._clearest.get(cell, 0.0) - cfg.repair_view_drop):
+                visible[cell] = self._evidence[cell]
         record = dict(game.board.items())
         p = cfg.repair_confidence
         repair = propose_repair(record, visible, min_gain=math.log(p / (1.0 - p)),

@@ -73,6 +73,11 @@ class TrackerConfig:
     repair_confidence: float = 0.9
     #: Most recorded cells one correction may change (a misread and the piece it pushed aside).
     repair_max_cells: int = 2
+    #: A recorded cell takes part in a correction only while it is seen at most this much
+    #: less fully (visible fraction) than it ever was in this view: a piece placed in front
+    #: of it later hides part of it, and a poorer view must not overturn a fuller one.
+    #: 1 turns the rule off.
+    repair_view_drop: float = 0.1
     #: A new piece read weakly (margin below ``decision_margin``) or not at all (hidden behind
     #: a piece in front, a top out of sight) is committed with its likeliest reading among the
     #: pieces not yet played, with a warning naming the cell, after this long: the frames of a
