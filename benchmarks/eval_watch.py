@@ -40,7 +40,26 @@ def _seeds(text: str) -> list[int]:
     return [int(s) for s in text.split(",")]
 
 
-def _oracle_session(truth: dict):
+def _session_config(knobs: list[str]):
+    """A SessionConfig whose tracker knobs are set from ``NAME=VALUE`` strings (``--tracker``)."""
+    import dataclasses
+
+    from vision.live.session import SessionConfig
+    from vision.live.tracker import TrackerConfig
+
+    types = {f.name: f.type for f in dataclasses.fields(TrackerConfig)}
+    values: dict = {}
+    for knob in knobs:
+        name, _, text = knob.partition("=")
+        if name not in types:
+            raise SystemExit(f"--tracker: no TrackerConfig knob {name!r}")
+        kind = types[name] if isinstance(types[name], str) else types[name].__name__
+        values[name] = {"int": int, "float": float, "bool": lambda v: v == "True"}.get(
+            kind, float)(text)
+    return SessionConfig(tracker=TrackerConfig(**values))
+
+
+def _oracle_session(truth: dict, config=None):
     """A session whose cell reader is exact (the video's truth at the frame's time), with the
     real board tracker and everything else as in `watch`: measures the live layer alone."""
     import numpy as np
@@ -70,10 +89,10 @@ def _oracle_session(truth: dict):
                 pieces[Cell(j // 4, j % 4)] = Piece.from_attributes(m["piece"])
         return readings_from_pieces(pieces, centers_px=ours, board_view=view)
 
-    return WatchSession(locator, reader, log_dir=None)
+    return WatchSession(locator, reader, log_dir=None, config=config)
 
 
-def _one(args: tuple[int, str, str, int, bool]) -> dict:
+def _one(args: tuple[int, str, str, int, bool, list[str]]) -> dict:
     import cv2
 
     cv2.setNumThreads(1)
@@ -81,13 +100,15 @@ def _one(args: tuple[int, str, str, int, bool]) -> dict:
     from vision.live.session import watch_video
     from vision.render.video import render_game
 
-    seed, script, out, fps, oracle = args
+    seed, script, out, fps, oracle, knobs = args
     video = Path(out) / f"game-{seed}-{script}.mp4"
     if not video.with_suffix(".json").exists():
         render_game(video, seed, script=script, fps=fps)
     truth = json.loads(video.with_suffix(".json").read_text())
     t0 = time.perf_counter()
-    events = watch_video(video, session=_oracle_session(truth) if oracle else None)
+    config = _session_config(knobs)
+    events = watch_video(video, session=_oracle_session(truth, config) if oracle else None,
+                         config=config)
     elapsed = time.perf_counter() - t0
     s = score_game(events, truth)
     suffix = ".oracle.events.jsonl" if oracle else ".events.jsonl"
@@ -114,11 +135,15 @@ def main() -> int:
         action="store_true",
         help="exact cell readings from the truth: measures the live layer alone",
     )
+    p.add_argument("--tracker", action="append", default=[], metavar="NAME=VALUE",
+                   help="set a TrackerConfig knob (repeatable), e.g. repair_max_cells=3")
     a = p.parse_args()
+    _session_config(a.tracker)  # fail early on a bad knob
     Path(a.out).mkdir(parents=True, exist_ok=True)
     seeds = _seeds(a.seeds)
     work = [
-        (s, _script(Path(a.out), s, SCRIPTS[i % len(SCRIPTS)]), a.out, a.fps, a.oracle_reader)
+        (s, _script(Path(a.out), s, SCRIPTS[i % len(SCRIPTS)]), a.out, a.fps, a.oracle_reader,
+         a.tracker)
         for i, s in enumerate(seeds)
     ]
     from vision.evaluation.games import GameScore, summarize

@@ -253,9 +253,11 @@ def default_session(
     sink: Callable[[Event], None] | None = None,
     source: str | None = None,
     resume: bool = True,
+    config: SessionConfig | None = None,
 ) -> WatchSession:
     """A session with the real board tracker (or ``locator``, e.g. a board lock) and the fused
-    cell reader: what ``watch`` runs."""
+    cell reader: what ``watch`` runs (``config``: the live loop's knobs, default
+    :class:`SessionConfig`)."""
     from vision.learn.fuse import read_cells_fused
     from vision.locate.tracker import BoardTracker
 
@@ -268,6 +270,7 @@ def default_session(
         sink=sink,
         source=source,
         resume=resume,
+        config=config,
     )
 
 
@@ -277,15 +280,17 @@ def watch_video(
     log_dir: Path | None = None,
     start_s: float = 0.0,
     session: WatchSession | None = None,
+    config: SessionConfig | None = None,
 ) -> list[Event]:
-    """Run a whole video file through a session (no window) and return every event raised."""
+    """Run a whole video file through a session (no window) and return every event raised
+    (``session`` default: :func:`default_session` with ``config``)."""
     from vision.live.sources import VideoSource
 
     source = VideoSource(path)
     if start_s > 0:
         source.seek(start_s)
     session = session or default_session(
-        log_dir=log_dir, source=source.description, resume=log_dir is not None
+        log_dir=log_dir, source=source.description, resume=log_dir is not None, config=config
     )
     events: list[Event] = []
     t = 0.0
