@@ -122,3 +122,25 @@ def test_after_the_view_moved_the_new_view_is_the_measure():
     feed.pieces[A1] = Piece.from_symbol("LRSS")
     events = feed.frames(3.0, visible={A1: 0.6})
     assert "correction" in types(events)
+
+
+def test_a_chain_of_pushed_aside_pieces_is_corrected_in_one_go():
+    # a1 (DSSS) was read round on arrival (recorded DRSS); the real DRSS came on b1 and, its
+    # piece taken, was recorded as the next likeliest (LRSS); the real LRSS came on c1 and
+    # was recorded LRTS. Three cells wrong from one misread: one correction of three cells.
+    B1, C1 = Cell.from_name("b1"), Cell.from_name("c1")
+    for max_cells, corrected in ((2, False), (TrackerConfig().repair_max_cells, True)):
+        feed = Feed(StateTracker(config=TrackerConfig(repair_max_cells=max_cells)))
+        feed.frames(1.0)
+        weak = {A1: {"shape": 0.45}, B1: {"color": 0.8}, C1: {"height": 0.2}}
+        feed.place("a1", "DSSS", odds=weak)
+        feed.place("b1", "DRSS", odds=weak)
+        feed.place("c1", "LRSS", odds=weak)
+        board = feed.tracker.game.board
+        assert (board[A1], board[B1], board[C1]) == tuple(
+            Piece.from_symbol(s) for s in ("DRSS", "LRSS", "LRTS"))
+        events = feed.frames(3.0, odds=weak)
+        assert (types(events).count("correction") == 3) == corrected
+        if corrected:
+            assert (board[A1], board[B1], board[C1]) == tuple(
+                Piece.from_symbol(s) for s in ("DSSS", "DRSS", "LRSS"))

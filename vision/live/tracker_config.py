@@ -71,8 +71,13 @@ class TrackerConfig:
     #: session 5 a re-check warning (at 0.9) came in 2 of the 48 games recorded right, and 59
     #: came in the 22 recorded wrong: mostly a misread piece and the piece it pushed aside.
     repair_confidence: float = 0.9
-    #: Most recorded cells one correction may change (a misread and the piece it pushed aside).
-    repair_max_cells: int = 2
+    #: Most recorded cells one correction may change. A misread pushes aside the piece it was
+    #: taken for, that one the next, and so on: a chain grows by one cell each time a pushed
+    #: piece arrives (dev game 955004: one shape misread, four cells wrong two moves later, all
+    #: four right in the correction it proposed). The cap keeps a view that misreads much of
+    #: the board at once (a lamp, a bump) from rewriting the record. Dev games 955/997 at
+    #: 2 / 3 / 5: exact 18 / 18 / 19 and 18 / - / 18 of 21, no wrong correction added.
+    repair_max_cells: int = 5
     #: A recorded cell takes part in a correction only while it is seen at most this much
     #: less fully (visible fraction) than it ever was in this view: a piece placed in front
     #: of it later hides part of it, and a poorer view must not overturn a fuller one.
