@@ -506,3 +506,21 @@ def test_the_arrival_is_the_cell_no_other_new_piece_explains():
     assert [e["name"] for e in events if e["type"] == "move"] == ["c1"]
     assert any(behind.name in e.get("message", "") and "not taken" in e.get("message", "")
                for e in events)
+
+
+def test_two_unalike_pieces_in_one_settle_are_both_taken_though_one_stands_behind():
+    # A settle was missed (fresh game 1003009): a piece on c1 and another on the cell behind
+    # it arrive in one settle and read as pieces four attributes apart, the one behind more
+    # surely occupied. Neither reads like an echo of the other, so both are moves.
+    view = _view()
+    c1 = Cell.from_name("c1")
+    behind = _behind(view, c1)
+    feed = Feed()
+    feed.frames(1.0, board_view=view)
+    feed.frames(1.0, busy=True)
+    feed.pieces[c1] = Piece.from_symbol("DRTS")
+    feed.pieces[behind] = Piece.from_symbol("LSSH")
+    obs = _with_occupancy(readings_from_pieces(feed.pieces, board_view=view), behind, 0.999)
+    events = feed.frames(2.0, obs=obs)
+    assert sorted(e["name"] for e in events if e["type"] == "move") == sorted([c1.name,
+                                                                              behind.name])

@@ -135,8 +135,9 @@ class ArrivalFilter:
         if len(fresh) < 2:
             return fresh, [], None
         steady = view_steady and self.config.hold_co_arrivals_when_steady
-        arrival = max(fresh, key=lambda c: (steady and not self._explained(observation, c, fresh),
-                                            observation.reading(c).occupied_probability))
+        arrival = max(fresh, key=lambda c: (
+            steady and not self._explained(observation, c, fresh, log_odds),
+            observation.reading(c).occupied_probability))
         read = log_odds(arrival)
         if steady:
             echoes = self._steady_echoes(observation, fresh, arrival)
@@ -147,14 +148,22 @@ class ArrivalFilter:
             self.held_back[cell] = log_odds(cell)
         return [c for c in fresh if c not in echoes], echoes, (arrival if echoes else None)
 
-    def _explained(self, observation: Observation, cell: Cell, fresh: list[Cell]) -> bool:
-        """Could ``cell``'s reading be an echo of another new cell's piece (:func:`can_echo`)?
-        Of the cells new in one settle, the arrival is preferably one that no other new
-        piece explains: a piece on it cannot be a neighbour's echo (two cells both read at
-        the top of the scale otherwise tie, and the echo could be taken as the move)."""
+    def _explained(self, observation: Observation, cell: Cell, fresh: list[Cell],
+                   log_odds: LogOdds) -> bool:
+        """Could ``cell``'s reading be an echo of another new cell's piece: it can see part
+        of that piece (:func:`can_echo`) and reads like it (at most
+        ``arrival_echo_differences`` attributes apart: a partial view of a piece can get one
+        wrong, a tall one seen low read short)? Of the cells new in one settle, the arrival is
+        preferably one that no other new piece explains (two cells both read at the top of
+        the scale otherwise tie, and the echo could be taken as the move). Two real pieces
+        (a missed settle) read unalike, and then occupancy decides as before."""
         view = observation.board_view
-        return isinstance(view, BoardView) and any(
-            can_echo(view, cell, other, self.config) for other in fresh if other != cell)
+        if not isinstance(view, BoardView):
+            return False
+        read = log_odds(cell)
+        return any(can_echo(view, cell, other, self.config)
+                   and differences(read, log_odds(other)) <= self.config.arrival_echo_differences
+                   for other in fresh if other != cell)
 
     def _steady_echoes(self, observation: Observation, fresh: list[Cell],
                        arrival: Cell) -> list[Cell]:

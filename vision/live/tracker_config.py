@@ -31,6 +31,12 @@ class TrackerConfig:
     #: arrived together after a missed settle, which differ in one attribute 4 times in 15,
     #: were held back in a rendered test game after a camera bump.)
     max_echo_differences: int = 0
+    #: Of cells new in one settle on a steady view, the arrival is preferably one that no
+    #: other new cell explains: one that can see part of its piece and reads like it, at
+    #: most this many attributes apart (fresh game 1002017: an echo behind a tall piece read
+    #: as the same piece but short, as surely occupied, and was taken as the move). Two
+    #: real pieces after a missed settle read unalike (1003009: three attributes apart).
+    arrival_echo_differences: int = 1
     #: While the view stayed put since the last settle (no camera bump, board not lost), a
     #: hand brings one piece, so every other cell new in that settle is held back like an
     #: echo, whatever it reads as: a cell seeing part of the new piece from behind or in
