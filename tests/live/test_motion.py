@@ -27,6 +27,12 @@ def _run(gate, frames, t0=0.0, dt=0.1):
     return out
 
 
+def _hand_and_arm(img):
+    """A dark hand over the middle of ``img`` and its forearm reaching the frame's edge."""
+    img[40:200, 60:260] = 25.0
+    img[100:150, 260:] = 30.0
+
+
 def _settled_gate():
     gate = MotionGate()
     scene = _scene()
@@ -49,7 +55,7 @@ def test_still_scene_is_not_busy_and_a_moving_hand_is():
 def test_still_hand_is_busy_but_one_new_piece_is_not():
     gate, scene = _settled_gate()
     hand = scene.copy()
-    hand[40:200, 60:260] = 25.0  # many piece silhouettes, held still
+    _hand_and_arm(hand)  # many piece silhouettes, held still
     results = _run(gate, [hand] * 8, t0=1.0)
     assert results[-1].busy and results[-1].reason == "large change"
     gate, scene = _settled_gate()
@@ -69,7 +75,7 @@ def test_lamp_switched_on_or_off_is_not_a_large_change(gain, offset):
     assert results[2].busy is False and results[2].change_areas < 0.5
     # a still hand under the new light is still a large change
     hand = lit.copy()
-    hand[40:200, 60:260] = 25.0
+    _hand_and_arm(hand)
     results = _run(gate, [hand] * 5, t0=2.0)
     assert results[-1].busy
 
@@ -94,6 +100,30 @@ def test_a_lamps_pool_of_light_is_taken_soon_but_a_still_hand_is_not():
     # a still hand is still busy then
     gate, scene = _settled_gate()
     hand = scene.copy()
-    hand[40:200, 60:260] = 25.0
+    _hand_and_arm(hand)
     results = _run(gate, [hand] * 12, t0=1.0)
+    assert all(r.busy for r in results)
+
+
+def test_a_lamp_that_moves_every_shadow_is_taken_soon_but_an_arm_is_not():
+    # A lamp switched on shifts the shadow of every standing piece: scattered changes inside
+    # the board's region, more than relit_piece_areas in all. A hand held still as long
+    # is one change reaching the frame's edge (the arm) and stays busy.
+    gate, scene = _settled_gate()
+    yy, xx = np.mgrid[0:H, 0:W].astype(np.float32)
+    lit = scene + 70.0 * np.exp(-((xx - 80) ** 2 + (yy - 60) ** 2) / (2 * 90.0**2))[:, :, None]
+    area = gate._piece_area
+    side = int(np.sqrt(0.8 * area))  # shadows of 0.8 silhouette each, 6 of them
+    for k in range(6):
+        r, c = 50 + 60 * (k // 3), 70 + 70 * (k % 3)
+        lit[r:r + side, c:c + side] = 15.0
+    assert 6 * side * side / area > gate.config.relit_piece_areas
+    results = _run(gate, [lit] * 12, t0=1.0)
+    free = next(r for r in results if not r.busy)
+    assert free.reason == "relit"  # taken as a lamp, before rebase_s
+    gate, scene = _settled_gate()
+    arm = scene.copy()
+    arm[100:130, 200:] = 20.0  # a forearm from the edge, about as large as those shadows
+    arm[90:140, 170:210] = 20.0
+    results = _run(gate, [arm] * 12, t0=1.0)
     assert all(r.busy for r in results)

@@ -47,6 +47,12 @@ class MotionConfig:
     #: (about one more). A still hand leaves its whole outline (5 and more on renders).
     relit_rebase_s: float = 0.5
     relit_piece_areas: float = 3.0
+    #: ...or when what the field leaves crosses the edge of the board's region by at most
+    #: this many silhouettes: a hand comes with an arm from outside the region (still hands
+    #: on renders: 1.8-6 silhouettes of change connected to the edge), while a lamp also
+    #: moves the shadows of every standing piece, inside the region (a lamp over 5 pieces:
+    #: 4-5 silhouettes in all, under 0.7 at the edge; a piece by the edge can touch it).
+    relit_edge_areas: float = 1.0
     #: Tile size (px of the grey copy) of that field, median-smoothed over 3x3 tiles so a
     #: hand covering a few tiles is outvoted.
     light_tile_px: int = 20
@@ -84,6 +90,7 @@ class MotionGate:
         self._reference: NDArray[np.int16] | None = None
         self._mask: NDArray[np.bool_] | None = None
         self._mask_key: tuple[tuple[int, ...], BoardView | None] | None = None
+        self._edge: NDArray[np.bool_] | None = None  # just outside the region (cached)
         self._piece_area = 1.0
         self._still_since: float | None = None
         self._scale = 1.0
@@ -126,6 +133,7 @@ class MotionGate:
             self._piece_area = max(4.0, _silhouette_area(view, self.config) * self._scale**2)
         self._mask = mask.astype(bool)
         self._mask_key = key
+        self._edge = None
         return self._mask
 
     def update(self, frame: NDArray[np.uint8], view: BoardView | None, now: float) -> GateResult:
@@ -161,7 +169,9 @@ class MotionGate:
             still_s = now - self._still_since
             if cfg.relit_rebase_s <= still_s < cfg.rebase_s:
                 lit = _light_field(self._reference, small, cfg.light_tile_px)
-                if self._change_areas(small, lit, region) <= cfg.relit_piece_areas:
+                left = (np.abs(small - lit) > cfg.pixel_threshold) & region
+                if (np.count_nonzero(left) / self._piece_area <= cfg.relit_piece_areas
+                        or self._edge_areas(left) <= cfg.relit_edge_areas):
                     self._reference = small  # a lamp's pool of light, no hand
                     return GateResult(False, motion, 0.0, "relit")
             if still_s >= cfg.rebase_s:
@@ -177,6 +187,21 @@ class MotionGate:
         changed = np.abs(small - expected) > self.config.pixel_threshold
         return float(np.count_nonzero(changed & region)) / self._piece_area
 
+    def _edge_areas(self, changed: NDArray[np.bool_]) -> float:
+        """Area of the parts of ``changed`` (connected, 8-neighbours) that reach the edge of
+        the region, in pieces: where an arm comes in."""
+        assert self._mask is not None
+        if self._edge is None or self._edge.shape != self._mask.shape:
+            # outside the region, or the frame's border (an arm also comes in across it)
+            outside = np.pad((~self._mask).astype(np.uint8), 1, constant_values=1)
+            grown = cv2.dilate(outside, np.ones((5, 5), np.uint8))[1:-1, 1:-1]
+            self._edge = grown.astype(bool)
+        n, labels = cv2.connectedComponents(changed.astype(np.uint8), connectivity=8)
+        if n <= 1:
+            return 0.0
+        touching = np.unique(labels[self._edge & (labels > 0)])
+        return float(np.count_nonzero(np.isin(labels, touching))) / self._piece_area
+
     def rebase(self) -> None:
         """Take the last frame as the reference (call while the scene is settled)."""
         if self._prev is not None:
@@ -188,6 +213,7 @@ class MotionGate:
         self._reference = None
         self._mask = None
         self._mask_key = None
+        self._edge = None
         self._still_since = None
 
 
