@@ -144,3 +144,17 @@ def test_a_chain_of_pushed_aside_pieces_is_corrected_in_one_go():
         if corrected:
             assert (board[A1], board[B1], board[C1]) == tuple(
                 Piece.from_symbol(s) for s in ("DSSS", "DRSS", "LRSS"))
+
+
+def test_a_guess_is_corrected_from_any_view():
+    # a1 was only partly read when it came (shape unsure: recorded DRSS). Later, with a piece
+    # in front, it is seen less fully but reads square surely: a guess has no fuller view
+    # to protect, so it is corrected.
+    feed = Feed()
+    feed.frames(1.0)
+    feed.place("a1", "DSSS", visible={A1: 1.0}, odds={A1: {"shape": 0.45}})
+    assert feed.tracker.game.board[A1] == Piece.from_symbol("DRSS")
+    feed.place("a2", "LRTH", visible={A1: 1.0}, odds={A1: {"shape": 0.45}})
+    events = feed.frames(3.0, visible={A1: 0.6})
+    assert "correction" in types(events)
+    assert feed.tracker.game.board[A1] == Piece.from_symbol("DSSS")

@@ -77,6 +77,9 @@ class StateTracker:
         #: the largest visible fraction each occupied cell was read at in this view (since
         #: the last bump): a correction must not come from a worse view than the record's
         self._clearest: dict[Cell, float] = {}
+        #: recorded cells whose piece was a guess when committed (read weakly or in part):
+        #: no view of theirs is worth protecting from a correction
+        self._guessed: set[Cell] = set()
         self._hand_since_settle = True  # a hand (busy frames) since the last settled frame
         self._view_moved = True  # the view moved (bump, board lost) since the last settle
         self._arrivals = ArrivalFilter(self.config)  # flickers, doubtful cells, echoes
@@ -278,6 +281,7 @@ class StateTracker:
 
     def _new_game_evidence(self, occupied: set[Cell]) -> None:
         """A game starts: only the pieces standing now keep their readings."""
+        self._guessed.clear()
         self._history = {c: e for c, e in self._history.items() if c in occupied}
         self._arrival_odds.clear()
         self._arrivals.clear()
@@ -351,6 +355,8 @@ class StateTracker:
             for old in [c for c in self._arrival_odds if c not in ordered]:
                 del self._arrival_odds[old]
             together = group_size[self._first_seen.pop(cell)]
+            if margin < self.config.decision_margin or unseen:
+                self._guessed.add(cell)
             if margin < self.config.decision_margin and not unseen:
                 events += self._warn_once(
                     f"guess:{cell.name}",
@@ -418,7 +424,8 @@ class StateTracker:
 
         Only cells seen now about as fully as ever in this view take part: a piece placed
         in front later hides part of a recorded one, and that poorer view must not overturn
-        what a fuller one recorded (others keep their pieces, which stay taken)."""
+        what a fuller one read clearly (others keep their pieces, which stay taken). A piece
+        recorded as a guess (read weakly or in part) takes part from any view."""
         game = self.game
         cfg = self.config
         if game is None or game.over or cfg.repair_confidence >= 1.0:
@@ -426,8 +433,9 @@ class StateTracker:
         visible = {}
         for cell in cells:
             seen = observation.reading(cell).visible_fraction
+            as_full = seen >= self._clearest.get(cell, 0.0) - cfg.repair_view_drop
             if (cell in self._evidence and seen >= cfg.min_visible_fraction
-                    and seen >= self._clearest.get(cell, 0.0) - cfg.repair_view_drop):
+                    and (as_full or cell in self._guessed)):
                 visible[cell] = self._evidence[cell]
         record = dict(game.board.items())
         p = cfg.repair_confidence
