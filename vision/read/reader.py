@@ -328,8 +328,10 @@ def observe_cells(
                 float(feats.visible[ci]), dec.piece, dec.known, dec.confidence,
             ))
         else:
+            # how much of a piece there would be seen: nearer pieces hide a cell read empty
+            # too, and the fused reading and the live tracker take the lower estimate
             readings.append(CellReading(
                 cell, center, float(feats.occupied_probability[ci]),
-                dict.fromkeys(ATTRIBUTES), 1.0, None, frozenset(), 0.0,
+                dict.fromkeys(ATTRIBUTES), float(feats.visible[ci]), None, frozenset(), 0.0,
             ))
     return Observation(tuple(readings), view)
