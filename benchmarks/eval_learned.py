@@ -8,8 +8,9 @@ by elevation band and board style, per-attribute confusion tables, the acceptanc
 reading time per image (one core) and the calibration of the occupancy and attribute odds.
 
 ``--fuse`` also scores the reader ``analyze`` and ``watch`` use (``read_cells_fused``);
-``--colour-weight W`` sets its board colour evidence (0 switches it off) and ``--no-exposure``
-switches off its brightening of dim boards, for the with/without comparisons in design.md.
+``--colour-weight W`` sets its board colour evidence (0 switches it off), ``--no-exposure``
+switches off its brightening of dim boards and ``--no-calibration`` its odds calibration by
+visible fraction, for the with/without comparisons in design.md.
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ from vision.learn.cnn import ConvCellModel, default_cnn, load_cnn
 from vision.learn.config import BoardColourConfig, LearnedReaderConfig
 from vision.learn.dataset import OUTPUTS, cell_targets
 from vision.learn.fuse import HAND_LEARNED_WEIGHTS, read_cells_fused
+from vision.learn.odds_calibration import OddsCalibration
 from vision.learn.reader import read_cells_learned
 from vision.read.exposure import ExposureConfig
 from vision.read.observation import Observation
@@ -76,12 +78,12 @@ def read_learned(model: ConvCellModel, config: LearnedReaderConfig) -> Reader:
 
 def read_fused(model: ConvCellModel, weights: tuple[float, float],
                config: LearnedReaderConfig, colours: BoardColourConfig,
-               exposure: ExposureConfig) -> Reader:
+               exposure: ExposureConfig, calibration: OddsCalibration) -> Reader:
     """The hand-crafted and the learned reader, fused with log-odds ``weights``."""
 
     def read(frame: np.ndarray, view: BoardView) -> Observation:
         return read_cells_fused(frame, view, weights=weights, model=model, config=config,
-                                colours=colours, exposure=exposure)
+                                colours=colours, exposure=exposure, calibration=calibration)
 
     return read
 
@@ -183,6 +185,9 @@ def main(argv: list[str] | None = None) -> int:
                          "(vision.learn.board_colours; 0 switches it off)")
     ap.add_argument("--no-exposure", action="store_true",
                     help="fused reader without brightening dim boards (vision.read.exposure)")
+    ap.add_argument("--no-calibration", action="store_true",
+                    help="fused reader without its odds calibration by visible fraction "
+                         "(vision.learn.odds_calibration)")
     ap.add_argument("--weights", type=str, default=",".join(map(str, HAND_LEARNED_WEIGHTS)),
                     help="fusion log-odds weights: hand-crafted,learned")
     args = ap.parse_args(argv)
@@ -193,10 +198,11 @@ def main(argv: list[str] | None = None) -> int:
     if args.renders > 0:
         sets.append((f"fresh renders (seeds {args.first_seed}..)",
                      render_eval(args.cache, args.renders, args.first_seed)))
-    if args.photoreal.is_dir():
-        sets.append((str(args.photoreal), list(iter_labelled_images(args.photoreal))))
+    photoreal = list(iter_labelled_images(args.photoreal)) if args.photoreal.is_dir() else []
+    if photoreal:
+        sets.append((str(args.photoreal), photoreal))
     else:
-        print(f"{args.photoreal}: not found; skipped", file=sys.stderr)
+        print(f"{args.photoreal}: no labelled images; skipped", file=sys.stderr)
     config = LearnedReaderConfig()
     if args.no_board_heights:
         config = dataclasses.replace(
@@ -207,7 +213,9 @@ def main(argv: list[str] | None = None) -> int:
                         read_fused(model, (w_hand, w_learned), config,
                                    BoardColourConfig(weight=args.colour_weight),
                                    ExposureConfig(max_gain=1.0) if args.no_exposure
-                                   else ExposureConfig())))
+                                   else ExposureConfig(),
+                                   OddsCalibration.identity() if args.no_calibration
+                                   else OddsCalibration())))
     for (name, labels), (reader_name, read) in itertools.product(sets, readers):
         CPU_MS.clear()
         run, rows = evaluate(labels, read)

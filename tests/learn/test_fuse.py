@@ -63,8 +63,8 @@ def test_fused_reader_runs_both_readers() -> None:
 
 
 def test_fused_reader_without_its_extra_steps_is_the_plain_fusion() -> None:
-    """``read_cells_fused`` with the board colours and the brightening switched off gives
-    exactly what fusing the two readers' observations gives."""
+    """``read_cells_fused`` with the board colours, the brightening and the odds calibration
+    switched off gives exactly what fusing the two readers' observations gives."""
     from pathlib import Path
 
     import cv2
@@ -74,6 +74,7 @@ def test_fused_reader_without_its_extra_steps_is_the_plain_fusion() -> None:
     from vision.learn import read_cells_fused, read_cells_learned
     from vision.learn.config import BoardColourConfig
     from vision.learn.fuse import HAND_LEARNED_WEIGHTS
+    from vision.learn.odds_calibration import OddsCalibration
     from vision.read import read_cells
     from vision.read.exposure import ExposureConfig
 
@@ -82,7 +83,8 @@ def test_fused_reader_without_its_extra_steps_is_the_plain_fusion() -> None:
     image, view = cv2.imread(str(label.image_path)), label.board_view
     assert view
     off = read_cells_fused(image, view, colours=BoardColourConfig(weight=0.0),
-                           exposure=ExposureConfig(max_gain=1.0))
+                           exposure=ExposureConfig(max_gain=1.0),
+                           calibration=OddsCalibration.identity())
     plain = fuse_observations(read_cells(image, view), read_cells_learned(image, view),
                               weights=HAND_LEARNED_WEIGHTS)
     for a, b in zip(off.cells, plain.cells, strict=True):

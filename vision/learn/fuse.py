@@ -9,7 +9,8 @@ odds; unknown to both, it stays unknown.
 :func:`read_cells_fused`, the reader ``analyze`` and ``watch`` use, also brightens a frame
 whose board the camera left dark (``vision.read.exposure``) and, before decoding, adds what
 the colours of all the pieces on the board say about each one's light/dark
-(``vision.learn.board_colours``).
+(``vision.learn.board_colours``), and calibrates the odds by how much of each piece is in view
+(``vision.learn.odds_calibration``).
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from vision.io import check_frame
 from vision.learn.board_colours import board_colour_evidence
 from vision.learn.cnn import ConvCellModel
 from vision.learn.config import BoardColourConfig, LearnedReaderConfig
+from vision.learn.odds_calibration import OddsCalibration
 from vision.read.config import ReaderConfig
 from vision.read.decode import decode_pieces
 from vision.read.exposure import ExposureConfig, normalise_exposure
@@ -158,6 +160,7 @@ def read_cells_fused(
     config: LearnedReaderConfig | None = None,
     colours: BoardColourConfig | None = None,
     exposure: ExposureConfig | None = None,
+    calibration: OddsCalibration | None = None,
 ) -> Observation:
     """Read a board with both the hand-crafted and the learned reader (the reader ``analyze``
     and ``watch`` use).
@@ -176,6 +179,9 @@ def read_cells_fused(
     model, config : the learned reader's network and knobs (default: packaged, defaults).
     colours : knobs of the board colour evidence (``weight=0`` switches it off).
     exposure : knobs of the brightening (``max_gain=1`` switches it off).
+    calibration : temperatures of the attribute odds by visible fraction
+        (``vision.learn.odds_calibration``; default: the packaged fit,
+        ``OddsCalibration.identity()`` switches it off).
 
     Returns
     -------
@@ -202,6 +208,7 @@ def read_cells_fused(
                for a, b in zip(hand.cells, learned.cells, strict=True)]
     cfg = colours or BoardColourConfig()
     odds = with_board_colours(odds, occ, visible, measured_colours(feats, cfg), cfg)
+    odds = (calibration or OddsCalibration()).apply(odds, visible)
     return _decoded(hand, learned, occ, odds)
 
 
