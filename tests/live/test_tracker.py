@@ -342,6 +342,29 @@ def test_a_cell_that_reads_like_the_arriving_piece_is_its_echo_not_a_move():
     assert [e["name"] for e in moves] == ["b3"] and moves[0]["piece"]["top"] == "hollow"
 
 
+def test_a_line_completed_where_an_echo_stood_is_judged_on_the_new_piece():
+    # d1 first shows the echo of a tall hollow piece placed on c2, for a few seconds. Then
+    # the last piece of a row of short solid pieces lands on d1 itself. What d1 showed
+    # before was not this piece, so it must not make the new line look doubtful.
+    feed = Feed()
+    feed.frames(1.0)
+    for name, sym in [("a1", "LRSS"), ("b1", "DRSS"), ("c1", "LSSS")]:
+        feed.place(name, sym)
+    c2, d1 = Cell.from_name("c2"), Cell.from_name("d1")
+    feed.frames(1.0, busy=True)
+    feed.pieces[c2] = Piece.from_symbol("DSTH")
+    events = []
+    for _ in range(20):  # a settled scene is re-read every 0.5 s, as the session does
+        events += feed.frames(0.5, obs=_echo_of(feed, d1, c2))
+    assert [e["name"] for e in events if e["type"] == "move"] == ["c2"]
+    feed.frames(1.0, busy=True, obs=_echo_of(feed, d1, c2))  # the echo stays till the hand
+    feed.pieces[d1] = Piece.from_symbol("DSSS")
+    t_left = feed.t
+    events = feed.frames(1.0)
+    assert types(events)[:2] == ["move", "quarto"], events
+    assert events[1]["_frame_t"] - t_left <= 0.5
+
+
 def test_two_unlike_pieces_arriving_together_after_the_view_moved_are_both_taken():
     # A settle missed (the camera was bumped, or covered for two turns): two different pieces
     # appear at once. Neither is an echo of the other, so both are moves (order a guess).

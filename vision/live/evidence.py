@@ -47,6 +47,15 @@ class CellEvidence:
             p = min(max(float(p), p_clip), 1.0 - p_clip)
             self.log_odds[name].append(math.log(p / (1.0 - p)))
 
+    def copy(self, window: int | None = None) -> CellEvidence:
+        """A copy keeping the latest ``window`` readings of each attribute (default: the
+        same window)."""
+        out = CellEvidence(self.log_odds[ATTRIBUTES[0]].maxlen if window is None else window)
+        for name in ATTRIBUTES:
+            out.log_odds[name].extend(self.log_odds[name])
+        out.frames = self.frames
+        return out
+
     def mean(self, name: str) -> float:
         """Mean log-odds of the attribute's second value (0 when never read)."""
         values = self.log_odds[name]

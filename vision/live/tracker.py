@@ -368,6 +368,9 @@ class StateTracker:
                 # each is the one that arrived with probability 1/k (the others are a
                 # reader's phantom, or a move whose settle was missed).
                 self._arrival_odds[cell] = 1.0 / together
+            # The cell's history starts with the readings that recorded its piece: what it
+            # held before (a neighbour's echo, a phantom, a hand) was not this piece.
+            self._history[cell] = evidence.copy(self.config.history_frames)
             events += game.place(cell, best, now)
             unplayed.remove(best)
         return events
