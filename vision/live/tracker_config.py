@@ -112,11 +112,13 @@ class TrackerConfig:
     #: the occupied cells). Below, the line is held with a warning and announced as soon as
     #: further readings confirm it. See :mod:`vision.live.linegate`. A missed line is lost for
     #: good while a false alarm costs the players a look at the board, and the two weigh
-    #: alike in the rules, so the Bayes threshold is 0.5; 0.6 leaves a margin because the
-    #: frames of a still scene are not independent views. (It was 0.8 until session 4: of the
-    #: lines the rendered test games held between 0.5 and 0.8 with the real reader, 12 of 13
-    #: were real, so the confidence errs on the cautious side there.)
-    quarto_confidence: float = 0.6
+    #: alike in the rules, so the threshold is the Bayes one, 0.5, now that the reader's odds
+    #: are calibrated by how much of each piece is in view (``vision.learn.odds_calibration``)
+    #: and a cell's frames are averaged, not multiplied, so a still scene's repeated views do
+    #: not inflate it. (It was 0.8 until session 4, when 12 of 13 lines held between 0.5 and
+    #: 0.8 were real, and 0.6 until session 13, when the lines held between 0.5 and 0.6 on the
+    #: dev games were both real and every false one held was under 0.4.)
+    quarto_confidence: float = 0.5
 
     def __post_init__(self) -> None:
         for f in fields(self):
