@@ -4,7 +4,9 @@
     python benchmarks/eval_read.py --folder ../shared/photoreal_dev --oracle-board
     python benchmarks/eval_read.py --real-photos ../shared/real_photos/labels.json
 
-Renders are made into a temporary folder (never into the repository). Prints the report of
+``--reader`` picks the cell reader (``fused``, the default and the one ``analyze`` and ``watch``
+use; ``learned``; ``geometric``), as ``quarto-vision evaluate`` does. Renders are made into a
+temporary folder (never into the repository). Prints the report of
 ``quarto-vision evaluate`` (per elevation band and board style, confusion tables) and, with
 ``--json FILE``, writes it as JSON too. Asserts nothing: the accuracy ratchet lives in
 ``tests/read/test_accuracy_ratchet.py``.
@@ -17,6 +19,8 @@ import json
 import sys
 import tempfile
 from pathlib import Path
+
+from vision.cli.evaluate import READERS, cell_reader
 
 
 def main() -> None:
@@ -31,12 +35,16 @@ def main() -> None:
                         help="read with the label's camera instead of the board finder")
     parser.add_argument("--failures", type=int, default=0, help="list N images' mistakes")
     parser.add_argument("--json", metavar="FILE", help="also write the report as JSON")
+    parser.add_argument("--reader", choices=READERS, default="fused",
+                        help="cell reader to score (default: fused, the one analyze and watch "
+                             "use; geometric was this script's only reader until session 13)")
     args = parser.parse_args()
+    read = cell_reader(args.reader)
 
     if args.real_photos:
         from vision.evaluation.real_photos import format_real_report, score_real_photos
 
-        result = score_real_photos(args.real_photos)
+        result = score_real_photos(args.real_photos, cell_reader=read)
         print(format_real_report(result))
         if args.json:
             Path(args.json).write_text(json.dumps(result, indent=1))
@@ -59,7 +67,8 @@ def main() -> None:
                 print(file=sys.stderr)
         else:
             folder = Path(args.folder)
-        run = evaluate_labels(iter_labelled_images(folder), oracle_board=args.oracle_board)
+        run = evaluate_labels(iter_labelled_images(folder), oracle_board=args.oracle_board,
+                              cell_reader=read)
         print(format_report(run, failures=args.failures))
         if args.json:
             Path(args.json).write_text(json.dumps(run.report.as_dict(), indent=1))
