@@ -34,6 +34,7 @@ class CellEvidence:
     def __init__(self, window: int = 6) -> None:
         if window < 1:
             raise ValueError(f"window must be >= 1, got {window!r}")
+        self.window = window
         self.log_odds: dict[str, deque[float]] = {a: deque(maxlen=window) for a in ATTRIBUTES}
         self.frames = 0
 
@@ -50,7 +51,7 @@ class CellEvidence:
     def copy(self, window: int | None = None) -> CellEvidence:
         """A copy keeping the latest ``window`` readings of each attribute (default: the
         same window)."""
-        out = CellEvidence(self.log_odds[ATTRIBUTES[0]].maxlen if window is None else window)
+        out = CellEvidence(self.window if window is None else window)
         for name in ATTRIBUTES:
             out.log_odds[name].extend(self.log_odds[name])
         out.frames = self.frames
