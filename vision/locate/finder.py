@@ -79,6 +79,7 @@ from vision.locate.verify import (
     best_window,
     chequer_contrast,
     contrast_clear_of_outline,
+    diagonal_chequer,
     grid_contrast,
     plausible_grid,
     ring_support,
@@ -205,6 +206,9 @@ def _judge(gray_work: NDArray[np.float32], Hf: FloatArray, rf: float, edge: Edge
         return None
     if chequer_contrast(gray_work, Hf) > config.max_chequer_contrast:
         log.debug("rejected: chequered pattern")
+        return None
+    if diagonal_chequer(gray_work, Hf, rf, edge, config.max_chequer_contrast):
+        log.debug("rejected: chequered pattern seen along its diagonals")
         return None
     n_cand = max(candidates_on_grid(ells, Hf, rf, config), peaks_on_grid(peaks, Hf, config))
     if n_cand < config.min_candidates_on_grid:

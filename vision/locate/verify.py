@@ -9,12 +9,14 @@ samples), so judging a hypothesis costs little next to finding it:
 - ``best_window``: the 4x4 window with the most support in a 6x6 extension, and how much
   the ring of positions around it has (a pattern that goes on is not a board);
 - ``chequer_contrast``: cell brightness alternating like a chequered cloth;
+- ``diagonal_chequer``: the same cloth seen along its diagonals (cells of one colour);
 - ``plausible_grid``: geometry no camera looking at a board would give.
 """
 
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 import numpy as np
 from numpy.typing import NDArray
@@ -138,6 +140,54 @@ def chequer_contrast(gray_f: NDArray[np.float32], H: FloatArray) -> float:
     a, b = vals[parity], vals[~parity]
     spread = math.sqrt(0.5 * (a.var() + b.var())) + 3.0
     return float(abs(a.mean() - b.mean()) / spread)
+
+
+#: Between-cell points: the centres of the 3x3 squares of four neighbouring cells.
+_BETWEEN = np.array([(m + 0.5, n + 0.5) for n in range(3) for m in range(3)], dtype=np.float64)
+
+
+def _diamond_corner_points(k: int = 3) -> tuple[FloatArray, FloatArray]:
+    """Grid points near the corners of the diamonds a chequer's squares make around each
+    cell (vertices half a pitch out along the grid axes), with their outward normals. Only
+    the outer thirds of each side are taken: there a ring's edge runs more than 35 degrees
+    across the diamond's, so the edge search's alignment test drops it."""
+    t = np.linspace(0.7, 0.9, k)
+    offs, nrms = [], []
+    for sx, sy in ((1, 1), (-1, 1), (-1, -1), (1, -1)):
+        n = np.array([sx, sy], dtype=np.float64) / math.sqrt(2.0)
+        mid = 0.25 * np.array([sx, sy], dtype=np.float64)
+        tang = np.array([-n[1], n[0]])
+        half = 0.5 / math.sqrt(2.0)  # half a side
+        for u in np.concatenate([t, -t]):
+            offs.append(mid + u * half * tang)
+            nrms.append(n)
+    off, nrm = np.array(offs), np.array(nrms)
+    pts = (GRID_NODES[:, None, :] + off[None]).reshape(-1, 2)
+    return pts, np.tile(nrm, (len(GRID_NODES), 1))
+
+
+def diagonal_chequer(gray_f: NDArray[np.float32], H: FloatArray, radius: float,
+                     config: EdgeConfig, max_contrast: float, tol_px: float = 1.5) -> bool:
+    """True for a chequered cloth seen along its diagonals rather than a board.
+
+    The squares of one colour of a chequer form a square lattice turned 45 degrees to the
+    cloth's: every "cell" has the same colour, so :func:`chequer_contrast` sees no parity,
+    and the centres between four cells are squares of the other colour. A board's cells
+    hold pieces of both colours or the board's own; a board with filled discs has them
+    round. So: cells that all differ alike from the points between them (the contrast, as
+    in :func:`chequer_contrast`, above ``max_contrast``), outlined by straight diagonal
+    edges more than by the fitted round outline.
+    """
+    cells = sample(gray_f, *apply_h(H, GRID_NODES).T).astype(np.float64)
+    between = sample(gray_f, *apply_h(H, _BETWEEN).T).astype(np.float64)
+    spread = math.sqrt(0.5 * (cells.var() + between.var())) + 3.0
+    if abs(cells.mean() - between.mean()) / spread <= max_contrast:
+        return False
+    pts, nrm = _diamond_corner_points()
+    px = apply_h(H, pts)
+    off, _ = edge_search(gray_f, px, image_normals(H, pts, nrm, pts_px=px), tol_px,
+                         replace(config, mode="edge", polarity=0))
+    return float(np.isfinite(off).mean()) > ring_support(gray_f, H, radius, config, tol_px)
 
 
 def plausible_grid(H: FloatArray, size_wh: tuple[int, int], min_pitch_px: float,
