@@ -137,7 +137,12 @@ def chequer_contrast(gray_f: NDArray[np.float32], H: FloatArray) -> float:
     pts = apply_h(H, GRID_NODES)
     vals = sample(gray_f, pts[:, 0], pts[:, 1]).astype(np.float64)
     parity = (GRID_NODES.sum(axis=1) % 2).astype(bool)
-    a, b = vals[parity], vals[~parity]
+    return _group_contrast(vals[parity], vals[~parity])
+
+
+def _group_contrast(a: FloatArray, b: FloatArray) -> float:
+    """Difference of two groups' mean brightness over their spread (+3 grey levels of
+    noise): a t-like statistic, >= 0."""
     spread = math.sqrt(0.5 * (a.var() + b.var())) + 3.0
     return float(abs(a.mean() - b.mean()) / spread)
 
@@ -152,18 +157,18 @@ def _diamond_corner_points(k: int = 3) -> tuple[FloatArray, FloatArray]:
     the outer thirds of each side are taken: there a ring's edge runs more than 35 degrees
     across the diamond's, so the edge search's alignment test drops it."""
     t = np.linspace(0.7, 0.9, k)
+    u = np.concatenate([t, -t])[:, None] * (0.5 / math.sqrt(2.0))  # along a side, half 0.354
     offs, nrms = [], []
     for sx, sy in ((1, 1), (-1, 1), (-1, -1), (1, -1)):
         n = np.array([sx, sy], dtype=np.float64) / math.sqrt(2.0)
-        mid = 0.25 * np.array([sx, sy], dtype=np.float64)
-        tang = np.array([-n[1], n[0]])
-        half = 0.5 / math.sqrt(2.0)  # half a side
-        for u in np.concatenate([t, -t]):
-            offs.append(mid + u * half * tang)
-            nrms.append(n)
-    off, nrm = np.array(offs), np.array(nrms)
+        offs.append(0.25 * np.array([sx, sy]) + u * np.array([-n[1], n[0]]))
+        nrms.append(np.tile(n, (len(u), 1)))
+    off, nrm = np.vstack(offs), np.vstack(nrms)
     pts = (GRID_NODES[:, None, :] + off[None]).reshape(-1, 2)
     return pts, np.tile(nrm, (len(GRID_NODES), 1))
+
+
+_DIAMOND_PTS, _DIAMOND_NRM = _diamond_corner_points()
 
 
 def diagonal_chequer(gray_f: NDArray[np.float32], H: FloatArray, radius: float,
@@ -180,13 +185,11 @@ def diagonal_chequer(gray_f: NDArray[np.float32], H: FloatArray, radius: float,
     """
     cells = sample(gray_f, *apply_h(H, GRID_NODES).T).astype(np.float64)
     between = sample(gray_f, *apply_h(H, _BETWEEN).T).astype(np.float64)
-    spread = math.sqrt(0.5 * (cells.var() + between.var())) + 3.0
-    if abs(cells.mean() - between.mean()) / spread <= max_contrast:
+    if _group_contrast(cells, between) <= max_contrast:
         return False
-    pts, nrm = _diamond_corner_points()
-    px = apply_h(H, pts)
-    off, _ = edge_search(gray_f, px, image_normals(H, pts, nrm, pts_px=px), tol_px,
-                         replace(config, mode="edge", polarity=0))
+    px = apply_h(H, _DIAMOND_PTS)
+    off, _ = edge_search(gray_f, px, image_normals(H, _DIAMOND_PTS, _DIAMOND_NRM, pts_px=px),
+                         tol_px, replace(config, mode="edge", polarity=0))
     return float(np.isfinite(off).mean()) > ring_support(gray_f, H, radius, config, tol_px)
 
 
