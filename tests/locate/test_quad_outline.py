@@ -81,3 +81,53 @@ def test_colour_of_another_size_is_refused():
     gray = np.zeros((270, 480), np.uint8)
     with pytest.raises(ValueError, match="colour"):
         board_quads(gray, CONFIG, np.zeros((100, 100, 3), np.uint8))
+
+
+def _board_with_side_face_and_corner_piece(seed: int) -> np.ndarray:
+    """A dark board top on a light table (960x540 working image), its near side face shown
+    as a mid-grey band below the near edge (the foot's edge against the table is the
+    stronger one), and a tall light piece hiding the far right corner, with noise."""
+    rng = np.random.default_rng(seed)
+    top = BOARD * 2.0
+    img = np.full((540, 960), 200.0)
+    face = np.array([top[3], top[2], top[2] + [0.0, 22.0], top[3] + [0.0, 22.0]])
+    m = np.zeros((540, 960), np.uint8)
+    cv2.fillPoly(m, [face.astype(np.int32)], 255)
+    img[m > 0] = 35.0
+    m[:] = 0
+    cv2.fillPoly(m, [top.astype(np.int32)], 255)
+    img[m > 0] = 70.0
+    cv2.rectangle(img, (625, 120), (690, 230), 215.0, -1)  # the piece over the corner
+    img += rng.normal(0.0, 2.0, img.shape)
+    return cv2.GaussianBlur(img.astype(np.float32), (0, 0), 1.0)
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_refined_outline_extrapolates_a_hidden_corner_and_finds_the_top_edge(seed):
+    from vision.locate.fit import EdgeConfig
+    from vision.locate.quad import refine_quad
+
+    gray = _board_with_side_face_and_corner_piece(seed)
+    top = BOARD * 2.0
+    # The region's outline as a threshold cuts it: the piece's top for the far right
+    # corner, the face's foot for the near side.
+    rough = top.copy()
+    rough[1] = [690.0, 150.0]
+    rough[2:] += [0.0, 20.0]
+    assert _quad_distance(rough, top) > 20.0
+    out = refine_quad(gray, rough, EdgeConfig(min_edge=4.0), CONFIG)
+    assert out, "no outline refined"
+    # Every side lies on the board's straight edges: the hidden corner is where the two
+    # sides meet, and one outline takes the top's near edge rather than the face's foot.
+    assert min(_quad_distance(q, top) for q in out) < 3.0
+    assert max(_quad_distance(q, top) for q in out) < 30.0
+
+
+def test_refine_gives_nothing_where_no_straight_edge_runs():
+    from vision.locate.fit import EdgeConfig
+    from vision.locate.quad import refine_quad
+
+    rng = np.random.default_rng(3)
+    gray = cv2.GaussianBlur(rng.normal(128.0, 20.0, (540, 960)).astype(np.float32),
+                            (0, 0), 1.0)
+    assert refine_quad(gray, BOARD * 2.0, EdgeConfig(min_edge=4.0), CONFIG) == []

@@ -170,6 +170,16 @@ class LocateConfig:
     quad_open_frac: float = 0.03
     #: Neighbourhood of the local brightness threshold, share of the image width.
     quad_block_frac: float = 0.35
+    #: Each outline's sides are also moved onto the straight edges along them
+    #: (:func:`vision.locate.quad.refine_quad`): edges searched at this many points per
+    #: side, within this share of the side's length of it; a line needs this share of the
+    #: points within ``quad_refine_tol_px`` of it; a corner may move at most this share of
+    #: the outline's size (square root of its area).
+    quad_refine_samples: int = 40
+    quad_refine_reach: float = 0.06
+    quad_refine_tol_px: float = 1.5
+    quad_refine_min_share: float = 0.3
+    quad_refine_max_move: float = 0.25
     #: Board families tried inside an outline: (grid rotation deg, side / pitch, cell
     #: radius / pitch, cell shape). Gigamic: pitch 0.18 side, rings 0.165 side; home-made:
     #: pitch 0.22 side, rings 0.73 pitch or square cells 0.94 pitch wide.
@@ -245,13 +255,15 @@ class LocateConfig:
     #: board needs this many seen cells (pieces and a hand hide the others).
     cell_seen_support: float = 0.3
     min_cells_seen: int = 3
-    #: Ring candidates (closed ellipses) that must fall on the fitted grid's cells. It was 1
-    #: (an outline alone, a box or a phone, is no board); the ring evidence clear of the
-    #: board's edge (``outline_clearance_pitch``) now refuses those, while cell marks that
-    #: never close into a candidate (square cells, blurred engraving, discs in a crowded
-    #: board) made real boards fitted to the right grid be refused. 0 on 500 no-board
-    #: renders (the held-out set's 100 and seeds 991000-991399) gave no false board either way.
-    min_candidates_on_grid: int = 0
+    #: Ring candidates (closed ellipses) or cell peaks of the board network that must fall
+    #: on the fitted grid's cells. Session 9 set it to 0 (from 1): marks that never close
+    #: into a candidate (square cells, blurred engraving, crowded discs) made real boards be
+    #: refused. The network's peaks count since, and 1 no longer refuses any board of dev
+    #: renders 1260000-299, calibration renders 1280000-449 or photoreal_dev (session 14).
+    #: It is needed again because outlines refined onto straight edges
+    #: (``quad_refine_*``) fit a plain box's top exactly, and the frame then lends a grid
+    #: with no cell of its own nearly all the score a board needs (no-board render 1300004).
+    min_candidates_on_grid: int = 1
     #: Score added per cell holding a matching ring candidate when ranking grids (a full
     #: board of 16 weighs like a perfect outline).
     candidate_weight: float = 0.05

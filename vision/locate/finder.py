@@ -74,7 +74,7 @@ from vision.locate.pose import (
     pose_from_homography,
     refine_pose,
 )
-from vision.locate.quad import board_quads, quad_hypotheses
+from vision.locate.quad import board_quads, quad_hypotheses, refine_quad
 from vision.locate.verify import (
     best_window,
     chequer_contrast,
@@ -388,6 +388,8 @@ def _search(frame: NDArray[np.uint8], work: NDArray[np.uint8], work_f: NDArray[n
         colour = _shrink(frame, (small.shape[1], small.shape[0]))
         for q in board_quads(small, config, colour):
             hyps.extend(quad_hypotheses(q / qscale, config))
+            for refined in refine_quad(work_f, q / qscale, edge, config):
+                hyps.extend(quad_hypotheses(refined, config))
     if not hyps:
         return None, 0, len(ells)
     return fit_grid(work_f, hyps, config, edge, ells), len(hyps), len(ells)

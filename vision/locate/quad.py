@@ -21,13 +21,14 @@ Two refinements make the outline robust to what the photoreal boards showed:
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import cv2
 import numpy as np
 from numpy.typing import NDArray
 
 from vision.locate.config import LocateConfig
+from vision.locate.fit import EdgeConfig, edge_search
 from vision.locate.lattice import LatticeHypothesis
 from vision.locate.layout import board_to_grid
 
@@ -313,6 +314,116 @@ def _quad_distance(a: FloatArray, b: FloatArray) -> float:
     """Largest corner distance between two quads, over the cyclic orders of b."""
     d = a[None, :, :] - b[_QUAD_ORDERS]
     return float(np.hypot(d[..., 0], d[..., 1]).max(axis=1).min())
+
+
+def refine_quad(gray_f: NDArray[np.float32], quad: FloatArray, edge: EdgeConfig,
+                config: LocateConfig) -> list[FloatArray]:
+    """``quad`` (pixels of ``gray_f``) with each side moved onto the straight edge that runs
+    along it, and the corners where those lines meet: up to two outlines (none when a side
+    finds no such edge).
+
+    The region a quad comes from is cut at a threshold, and a tall piece standing near a
+    corner takes the corner's place in its outline (the hull bridges from the piece's top).
+    The board's sides are straight, long and mostly in view: the strongest edge along each
+    side's normal, within ``quad_refine_reach`` of the side's length, is searched at
+    ``quad_refine_samples`` points, and the line through most of them (within
+    ``quad_refine_tol_px``) is refitted by least squares. Where a piece hides part of a
+    side, the line still follows the rest of it, so the hidden corner is extrapolated.
+
+    A side facing the camera shows the board's side face: two parallel edges, the top's
+    and the foot's, and the foot's (against the table) is often the stronger. So each
+    side's line is searched again inside it, and where a parallel line is found there, a
+    second outline takes the inner lines.
+    """
+    flat = replace(edge, mode="edge", polarity=0)
+    t = np.linspace(0.05, 0.95, config.quad_refine_samples)
+    centre = quad.mean(axis=0)
+    outer: list[tuple[FloatArray, FloatArray]] = []
+    inner: list[tuple[FloatArray, FloatArray]] = []
+    for i in range(4):
+        a, b = quad[i], quad[(i + 1) % 4]
+        d = b - a
+        length = float(np.hypot(*d))
+        if length < 1.0:
+            return []
+        u = d / length
+        normal = np.array([-u[1], u[0]])
+        if float(np.dot(centre - a, normal)) < 0:
+            normal = -normal  # pointing into the quad
+        reach = config.quad_refine_reach * length
+        line = _side_line(gray_f, a + t[:, None] * d, normal, reach, flat, config)
+        if line is None:
+            return []
+        outer.append(line)
+        # Inside the line found, clear of its own blurred slope: from 3 px to one reach in,
+        # along the line's own normal.
+        p, v = line
+        n_in = np.array([-v[1], v[0]])
+        if float(np.dot(centre - p, n_in)) < 0:
+            n_in = -n_in
+        half = (reach - 3.0) / 2.0
+        second = None
+        if half > 1.0:
+            pts = p + (t - 0.5)[:, None] * length * v + (3.0 + half) * n_in
+            second = _side_line(gray_f, pts, n_in, half, flat, config)
+        parallel = second is not None and abs(float(np.dot(second[1], v))) > math.cos(
+            math.radians(3.0))
+        inner.append(second if parallel and second is not None else line)
+    out: list[FloatArray] = []
+    for lines in (outer, inner):
+        refined = _quad_from_lines(lines)
+        # A refined corner stays near the outline it refines: a line that swung onto
+        # another edge (a piece's side, the table's) is not the board's.
+        size = math.sqrt(abs(cv2.contourArea(quad.astype(np.float32))))
+        if (refined is not None
+                and np.hypot(*(refined - quad).T).max() <= config.quad_refine_max_move * size
+                and not any(np.allclose(refined, q) for q in out)):
+            out.append(refined)
+    return out
+
+
+def _side_line(gray_f: NDArray[np.float32], pts: FloatArray, normal: FloatArray,
+               reach: float, flat: EdgeConfig, config: LocateConfig,
+               ) -> tuple[FloatArray, FloatArray] | None:
+    """The straight edge along ``pts`` (strongest edge within ``reach`` of each, along
+    ``normal``), as (point, unit direction), or None."""
+    off, _ = edge_search(gray_f, pts, np.tile(normal, (len(pts), 1)), reach, flat)
+    # The strongest step at the window's end is the slope of an edge beyond it.
+    ok = np.isfinite(off) & (np.abs(off) < reach - 0.5)
+    return _robust_line(pts[ok] + off[ok, None] * normal, config.quad_refine_tol_px,
+                        config.quad_refine_min_share * len(pts))
+
+
+def _quad_from_lines(lines: list[tuple[FloatArray, FloatArray]]) -> FloatArray | None:
+    """The convex quad whose sides lie on four lines (point, direction), or None."""
+    return _convex_quad([_crossing(lines[i - 1][0], lines[i - 1][1], lines[i][0], lines[i][1])
+                         for i in range(4)])
+
+
+def _robust_line(points: FloatArray, tol_px: float, min_inliers: float,
+                 ) -> tuple[FloatArray, FloatArray] | None:
+    """(point, unit direction) of the line through most of ``points`` (every pair tried;
+    the best pair's inliers refitted by total least squares), or None with too few."""
+    n = len(points)
+    if n < max(2, min_inliers):
+        return None
+    i, j = np.triu_indices(n, 1)
+    d = points[j] - points[i]
+    norm = np.hypot(d[:, 0], d[:, 1])
+    keep = norm > 1e-6
+    i, j, d, norm = i[keep], j[keep], d[keep], norm[keep]
+    if not len(i):
+        return None
+    nrm = np.column_stack([-d[:, 1], d[:, 0]]) / norm[:, None]
+    dist = np.abs((points[None, :, :] - points[i][:, None, :]) @ nrm[:, :, None])[..., 0]
+    counts = (dist <= tol_px).sum(axis=1)
+    best = int(np.argmax(counts))
+    if counts[best] < min_inliers:
+        return None
+    inl = points[dist[best] <= tol_px]
+    centre = inl.mean(axis=0)
+    _, _, vt = np.linalg.svd(inl - centre)
+    return centre, vt[0]
 
 
 def quad_hypotheses(quad: FloatArray, config: LocateConfig) -> list[LatticeHypothesis]:
