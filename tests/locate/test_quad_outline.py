@@ -104,7 +104,6 @@ def _board_with_side_face_and_corner_piece(seed: int) -> np.ndarray:
 
 @pytest.mark.parametrize("seed", [0, 1])
 def test_refined_outline_extrapolates_a_hidden_corner_and_finds_the_top_edge(seed):
-    from vision.locate.fit import EdgeConfig
     from vision.locate.quad import refine_quad
 
     gray = _board_with_side_face_and_corner_piece(seed)
@@ -115,7 +114,7 @@ def test_refined_outline_extrapolates_a_hidden_corner_and_finds_the_top_edge(see
     rough[1] = [690.0, 150.0]
     rough[2:] += [0.0, 20.0]
     assert _quad_distance(rough, top) > 20.0
-    out = refine_quad(gray, rough, EdgeConfig(min_edge=4.0), CONFIG)
+    out = refine_quad(gray, rough, 4.0, CONFIG)
     assert out, "no outline refined"
     # Every side lies on the board's straight edges: the hidden corner is where the two
     # sides meet, and one outline takes the top's near edge rather than the face's foot.
@@ -124,10 +123,9 @@ def test_refined_outline_extrapolates_a_hidden_corner_and_finds_the_top_edge(see
 
 
 def test_refine_gives_nothing_where_no_straight_edge_runs():
-    from vision.locate.fit import EdgeConfig
     from vision.locate.quad import refine_quad
 
     rng = np.random.default_rng(3)
     gray = cv2.GaussianBlur(rng.normal(128.0, 20.0, (540, 960)).astype(np.float32),
                             (0, 0), 1.0)
-    assert refine_quad(gray, BOARD * 2.0, EdgeConfig(min_edge=4.0), CONFIG) == []
+    assert refine_quad(gray, BOARD * 2.0, 4.0, CONFIG) == []

@@ -171,15 +171,17 @@ class LocateConfig:
     #: Neighbourhood of the local brightness threshold, share of the image width.
     quad_block_frac: float = 0.35
     #: Each outline's sides are also moved onto the straight edges along them
-    #: (:func:`vision.locate.quad.refine_quad`): edges searched at this many points per
-    #: side, within this share of the side's length of it; a line needs this share of the
-    #: points within ``quad_refine_tol_px`` of it; a corner may move at most this share of
-    #: the outline's size (square root of its area).
+    #: (:func:`vision.locate.quad.refine_quad`): edges searched at this many places per
+    #: side, from the first share of the side's length outside it to the second inside
+    #: (pieces standing out of the board only push an outline out, by up to a tall piece's
+    #: image height); a line needs this share of the places within ``quad_refine_tol_px``
+    #: of it; a corner may move at most this share of the outline's size (square root of
+    #: its area).
     quad_refine_samples: int = 40
-    quad_refine_reach: float = 0.06
+    quad_refine_reach: tuple[float, float] = (0.06, 0.25)
     quad_refine_tol_px: float = 1.5
     quad_refine_min_share: float = 0.3
-    quad_refine_max_move: float = 0.25
+    quad_refine_max_move: float = 0.35
     #: Board families tried inside an outline: (grid rotation deg, side / pitch, cell
     #: radius / pitch, cell shape). Gigamic: pitch 0.18 side, rings 0.165 side; home-made:
     #: pitch 0.22 side, rings 0.73 pitch or square cells 0.94 pitch wide.

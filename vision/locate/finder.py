@@ -388,7 +388,7 @@ def _search(frame: NDArray[np.uint8], work: NDArray[np.uint8], work_f: NDArray[n
         colour = _shrink(frame, (small.shape[1], small.shape[0]))
         for q in board_quads(small, config, colour):
             hyps.extend(quad_hypotheses(q / qscale, config))
-            for refined in refine_quad(work_f, q / qscale, edge, config):
+            for refined in refine_quad(work_f, q / qscale, edge.min_edge, config):
                 hyps.extend(quad_hypotheses(refined, config))
     if not hyps:
         return None, 0, len(ells)

@@ -21,14 +21,14 @@ Two refinements make the outline robust to what the photoreal boards showed:
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 import cv2
 import numpy as np
 from numpy.typing import NDArray
 
 from vision.locate.config import LocateConfig
-from vision.locate.fit import EdgeConfig, edge_search
+from vision.locate.fit import sample
 from vision.locate.lattice import LatticeHypothesis
 from vision.locate.layout import board_to_grid
 
@@ -316,65 +316,65 @@ def _quad_distance(a: FloatArray, b: FloatArray) -> float:
     return float(np.hypot(d[..., 0], d[..., 1]).max(axis=1).min())
 
 
-def refine_quad(gray_f: NDArray[np.float32], quad: FloatArray, edge: EdgeConfig,
+def refine_quad(gray_f: NDArray[np.float32], quad: FloatArray, min_edge: float,
                 config: LocateConfig) -> list[FloatArray]:
     """``quad`` (pixels of ``gray_f``) with each side moved onto the straight edge that runs
     along it, and the corners where those lines meet: up to two outlines (none when a side
     finds no such edge).
 
-    The region a quad comes from is cut at a threshold, and a tall piece standing near a
-    corner takes the corner's place in its outline (the hull bridges from the piece's top).
-    The board's sides are straight, long and mostly in view: the strongest edge along each
-    side's normal, within ``quad_refine_reach`` of the side's length, is searched at
-    ``quad_refine_samples`` points, and the line through most of them (within
-    ``quad_refine_tol_px``) is refitted by least squares. Where a piece hides part of a
-    side, the line still follows the rest of it, so the hidden corner is extrapolated.
+    A quad comes from a region cut at a threshold, and its outline bends where pieces stand
+    out of the board: a tall piece near a corner takes the corner's place, pieces along the
+    far side lift it. The board's sides are straight and long, and seen between the pieces.
+    So along each side's normal, every edge step of at least ``min_edge`` is a candidate
+    (from ``quad_refine_reach[0]`` of the side's length outside the side to
+    ``quad_refine_reach[1]`` inside it: pieces only ever push the outline out), at
+    ``quad_refine_samples`` places along the side; the side's line is the one that passes
+    within ``quad_refine_tol_px`` of a candidate at the most places. Where a piece hides part
+    of a side the line still follows the rest, so a hidden corner is extrapolated.
 
-    A side facing the camera shows the board's side face: two parallel edges, the top's
-    and the foot's, and the foot's (against the table) is often the stronger. So each
-    side's line is searched again inside it, and where a parallel line is found there, a
-    second outline takes the inner lines.
+    A side facing the camera shows the board's side face: two parallel lines, the top's
+    edge and the foot's, and the foot's (against the table) is often the stronger. Where a
+    second line parallel to the best one is seen inside a near side (one that runs below
+    the board's top in the image), a second outline takes it.
     """
-    flat = replace(edge, mode="edge", polarity=0)
     t = np.linspace(0.05, 0.95, config.quad_refine_samples)
+    min_rows = config.quad_refine_min_share * len(t)
     centre = quad.mean(axis=0)
-    outer: list[tuple[FloatArray, FloatArray]] = []
+    best: list[tuple[FloatArray, FloatArray]] = []
     inner: list[tuple[FloatArray, FloatArray]] = []
     for i in range(4):
         a, b = quad[i], quad[(i + 1) % 4]
         d = b - a
         length = float(np.hypot(*d))
-        if length < 1.0:
+        if length < 8.0:
             return []
-        u = d / length
-        normal = np.array([-u[1], u[0]])
+        normal = np.array([-d[1], d[0]]) / length
         if float(np.dot(centre - a, normal)) < 0:
             normal = -normal  # pointing into the quad
-        reach = config.quad_refine_reach * length
-        line = _side_line(gray_f, a + t[:, None] * d, normal, reach, flat, config)
-        if line is None:
+        outside, inside = (r * length for r in config.quad_refine_reach)
+        pts, rows = _edge_candidates(gray_f, a + t[:, None] * d, normal, -outside, inside,
+                                     min_edge)
+        lines = _supported_lines(pts, rows, config.quad_refine_tol_px, min_rows)
+        if not lines:
             return []
-        outer.append(line)
-        # Inside the line found, clear of its own blurred slope: from 3 px to one reach in,
-        # along the line's own normal.
-        p, v = line
-        n_in = np.array([-v[1], v[0]])
-        if float(np.dot(centre - p, n_in)) < 0:
-            n_in = -n_in
-        half = (reach - 3.0) / 2.0
-        second = None
-        if half > 1.0:
-            pts = p + (t - 0.5)[:, None] * length * v + (3.0 + half) * n_in
-            second = _side_line(gray_f, pts, n_in, half, flat, config)
-        parallel = second is not None and abs(float(np.dot(second[1], v))) > math.cos(
-            math.radians(3.0))
-        inner.append(second if parallel and second is not None else line)
+        best.append(lines[0])
+        # On a side whose face the camera can see (a near side: it runs below the top in
+        # the image, so the inward normal points up), the next line inside the best one
+        # and parallel to it, if any: the top's edge, where the best is the face's foot.
+        p0, v0 = lines[0]
+        if normal[1] > -0.3:
+            inner.append(lines[0])
+            continue
+        depth = [float(np.dot(p - p0, normal)) for p, _ in lines]
+        par = [k for k, (_, v) in enumerate(lines)
+               if abs(float(np.dot(v, v0))) > math.cos(math.radians(3.0)) and depth[k] > 2.0]
+        inner.append(lines[min(par, key=lambda k: depth[k])] if par else lines[0])
     out: list[FloatArray] = []
-    for lines in (outer, inner):
-        refined = _quad_from_lines(lines)
+    size = math.sqrt(abs(cv2.contourArea(quad.astype(np.float32))))
+    for sides in (best, inner):
+        refined = _quad_from_lines(sides)
         # A refined corner stays near the outline it refines: a line that swung onto
         # another edge (a piece's side, the table's) is not the board's.
-        size = math.sqrt(abs(cv2.contourArea(quad.astype(np.float32))))
         if (refined is not None
                 and np.hypot(*(refined - quad).T).max() <= config.quad_refine_max_move * size
                 and not any(np.allclose(refined, q) for q in out)):
@@ -382,48 +382,76 @@ def refine_quad(gray_f: NDArray[np.float32], quad: FloatArray, edge: EdgeConfig,
     return out
 
 
-def _side_line(gray_f: NDArray[np.float32], pts: FloatArray, normal: FloatArray,
-               reach: float, flat: EdgeConfig, config: LocateConfig,
-               ) -> tuple[FloatArray, FloatArray] | None:
-    """The straight edge along ``pts`` (strongest edge within ``reach`` of each, along
-    ``normal``), as (point, unit direction), or None."""
-    off, _ = edge_search(gray_f, pts, np.tile(normal, (len(pts), 1)), reach, flat)
-    # The strongest step at the window's end is the slope of an edge beyond it.
-    ok = np.isfinite(off) & (np.abs(off) < reach - 0.5)
-    return _robust_line(pts[ok] + off[ok, None] * normal, config.quad_refine_tol_px,
-                        config.quad_refine_min_share * len(pts))
+def _edge_candidates(gray_f: NDArray[np.float32], pts: FloatArray, normal: FloatArray,
+                     lo: float, hi: float, min_edge: float, step: float = 0.5,
+                     per_profile: int = 4) -> tuple[FloatArray, NDArray[np.int64]]:
+    """Edge points along ``normal`` from each of ``pts`` (offsets ``lo``..``hi`` pixels):
+    the up to ``per_profile`` strongest local maxima of the profile's gradient of at least
+    ``min_edge`` grey levels per pixel. Returns the points and the index of their profile."""
+    offs = np.arange(lo, hi + 1e-9, step)
+    xs = pts[:, 0:1] + normal[0] * offs[None, :]
+    ys = pts[:, 1:2] + normal[1] * offs[None, :]
+    prof = sample(gray_f, xs, ys)
+    g = np.abs(np.diff(prof, axis=1)) / step  # between samples k and k + 1
+    peak = np.zeros_like(g, dtype=bool)
+    peak[:, 1:-1] = (g[:, 1:-1] >= g[:, :-2]) & (g[:, 1:-1] > g[:, 2:]) & (g[:, 1:-1] >= min_edge)
+    strength = np.where(peak, g, 0.0)
+    order = np.argsort(-strength, axis=1)[:, :per_profile]
+    rows = np.repeat(np.arange(len(pts)), order.shape[1])
+    cols = order.ravel()
+    keep = strength[rows, cols] > 0
+    rows, cols = rows[keep], cols[keep]
+    where = offs[cols] + step / 2.0
+    return pts[rows] + where[:, None] * normal, rows
+
+
+def _supported_lines(points: FloatArray, rows: NDArray[np.int64], tol_px: float,
+                     min_rows: float, n_pairs: int = 400,
+                     ) -> list[tuple[FloatArray, FloatArray]]:
+    """Straight lines through candidate edge points, best supported first, as (point, unit
+    direction): a line's support is the number of profiles (``rows``) with a point within
+    ``tol_px`` of it; lines with fewer than ``min_rows`` are dropped, and each line's points
+    are taken before the next is sought. Lines are proposed by pairs of points from profiles
+    at least 5 apart (a fixed, seeded choice), and refitted to their points by total least
+    squares."""
+    out: list[tuple[FloatArray, FloatArray]] = []
+    rng = np.random.default_rng(0)
+    free = np.ones(len(points), dtype=bool)
+    while free.sum() >= 2 and len(out) < 4:
+        idx = np.flatnonzero(free)
+        i = idx[rng.integers(0, len(idx), n_pairs)]
+        j = idx[rng.integers(0, len(idx), n_pairs)]
+        ok = np.abs(rows[i] - rows[j]) >= 5
+        i, j = i[ok], j[ok]
+        if not len(i):
+            break
+        d = points[j] - points[i]
+        nrm = np.column_stack([-d[:, 1], d[:, 0]]) / np.hypot(d[:, 0], d[:, 1])[:, None]
+        dist = np.abs(np.einsum("pkc,pc->pk", points[None, idx, :] - points[i][:, None, :],
+                                nrm))
+        near = dist <= tol_px
+        support = np.array([len(np.unique(rows[idx[m]])) for m in near])
+        k = int(np.argmax(support))
+        if support[k] < min_rows:
+            break
+        members = idx[near[k]]
+        centre = points[members].mean(axis=0)
+        _, _, vt = np.linalg.svd(points[members] - centre)
+        v = vt[0]
+        n = np.array([-v[1], v[0]])
+        # Refitted: its points are those within the tolerance of the refined line.
+        close = np.abs((points[idx] - centre) @ n) <= tol_px
+        if len(np.unique(rows[idx[close]])) < min_rows:
+            break
+        out.append((centre, v))
+        free[idx[close]] = False
+    return out
 
 
 def _quad_from_lines(lines: list[tuple[FloatArray, FloatArray]]) -> FloatArray | None:
     """The convex quad whose sides lie on four lines (point, direction), or None."""
     return _convex_quad([_crossing(lines[i - 1][0], lines[i - 1][1], lines[i][0], lines[i][1])
                          for i in range(4)])
-
-
-def _robust_line(points: FloatArray, tol_px: float, min_inliers: float,
-                 ) -> tuple[FloatArray, FloatArray] | None:
-    """(point, unit direction) of the line through most of ``points`` (every pair tried;
-    the best pair's inliers refitted by total least squares), or None with too few."""
-    n = len(points)
-    if n < max(2, min_inliers):
-        return None
-    i, j = np.triu_indices(n, 1)
-    d = points[j] - points[i]
-    norm = np.hypot(d[:, 0], d[:, 1])
-    keep = norm > 1e-6
-    i, j, d, norm = i[keep], j[keep], d[keep], norm[keep]
-    if not len(i):
-        return None
-    nrm = np.column_stack([-d[:, 1], d[:, 0]]) / norm[:, None]
-    dist = np.abs((points[None, :, :] - points[i][:, None, :]) @ nrm[:, :, None])[..., 0]
-    counts = (dist <= tol_px).sum(axis=1)
-    best = int(np.argmax(counts))
-    if counts[best] < min_inliers:
-        return None
-    inl = points[dist[best] <= tol_px]
-    centre = inl.mean(axis=0)
-    _, _, vt = np.linalg.svd(inl - centre)
-    return centre, vt[0]
 
 
 def quad_hypotheses(quad: FloatArray, config: LocateConfig) -> list[LatticeHypothesis]:
