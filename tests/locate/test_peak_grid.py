@@ -209,17 +209,3 @@ def test_an_unsure_network_grid_stands_when_the_ring_search_finds_none(monkeypat
         err = np.linalg.norm(np.sort(view.cell_centers_px(), 0)
                              - np.sort(truth.cell_centers_px(), 0), axis=1)
         assert np.median(err) < 2.0
-
-
-def test_peaks_just_outside_a_grid_count_against_it():
-    """A grid a row off the board still has 12 cells on peaks, but the row it left out
-    holds 4 more: the ring search credits it 8, the board's own grid 16."""
-    from vision.locate.peak_grid import peaks_explained, peaks_on_grid
-
-    config = LocateConfig()
-    peaks = apply_h(LOW_H, NODES)
-    off = shift_h(LOW_H, (0, 1))
-    assert peaks_explained(peaks, LOW_H, config) == 16
-    assert peaks_on_grid(peaks, off, config) == 12
-    assert peaks_explained(peaks, off, config) == 8
-    assert peaks_explained(np.zeros((0, 2)), LOW_H, config) == 0

@@ -266,12 +266,6 @@ class LocateConfig:
     #: (``quad_refine_*``) fit a plain box's top exactly, and the frame then lends a grid
     #: with no cell of its own nearly all the score a board needs (no-board render 1300004).
     min_candidates_on_grid: int = 1
-    #: A grid placed by a board outline is supported by that outline by construction, so
-    #: its score less the frame's (ring contrast and candidates) must reach this. A plain
-    #: box's top gives a refined outline and a frame of 0.89 (no-board render 1320284,
-    #: cells 0.27); boards found from outlines on dev renders 1260000-299, calibration
-    #: renders 1280000-449 and photoreal_dev showed 0.53-1.43.
-    min_outline_cell_evidence: float = 0.4
     #: Score added per cell holding a matching ring candidate when ranking grids (a full
     #: board of 16 weighs like a perfect outline).
     candidate_weight: float = 0.05

@@ -64,7 +64,6 @@ from vision.locate.peak_grid import (
     drift_pitch,
     frame_peaks,
     peak_hypotheses,
-    peaks_explained,
     peaks_on_grid,
     size_outlines,
 )
@@ -127,12 +126,11 @@ def candidates_on_grid(ells: list[Ellipse], H: FloatArray, radius: float,
 
 def fit_grid(gray_work: NDArray[np.float32], hyps: list[LatticeHypothesis],
              config: LocateConfig, edge: EdgeConfig, ells: list[Ellipse] | None = None,
-             peaks: FloatArray | None = None, peaks_net: bool = False,
+             peaks: FloatArray | None = None,
              ) -> tuple[FloatArray, float, float, EdgeConfig, LayoutFit] | None:
     """Best (H, radius, score, edge config with the cell shape) over lattice hypotheses and
     window placements (work pixels). ``ells`` (ring candidates) and ``peaks`` (cell-centre
-    peaks) are the independent evidence the judge counts on a grid; with ``peaks_net`` the
-    peaks just outside the grid count against it (:func:`peaks_explained`)."""
+    peaks) are the independent evidence the judge counts on a grid."""
     scored: list[tuple[float, FloatArray, float, EdgeConfig, NDArray[np.int64],
                        LatticeHypothesis]] = []
     for hyp in hyps:
@@ -173,13 +171,7 @@ def fit_grid(gray_work: NDArray[np.float32], hyps: list[LatticeHypothesis],
             log.debug("rejected: the fit left the cell centres the network found")
             continue
         judged = _judge(gray_work, Hf, rf, edge, inner, outer, ells or [],
-                        np.zeros((0, 2)) if peaks is None else peaks, config, peaks_net)
-        if (judged is not None and hyp.source == "outline"
-                and judged[0] - judged[1].frame_score < config.min_outline_cell_evidence):
-            # The outline placed this grid, so the board's frame around it is no evidence
-            # of its own: its cells must show.
-            log.debug("rejected: an outline's grid with too little evidence of cells")
-            continue
+                        np.zeros((0, 2)) if peaks is None else peaks, config)
         if judged is not None and (best is None or judged[0] > best[2]):
             best = (Hf, rf, judged[0], edge, judged[1])
             if best[2] >= config.sure_board_score:
@@ -206,7 +198,7 @@ def edge_threshold(gray_f: NDArray[np.float32], config: LocateConfig) -> float:
 
 def _judge(gray_work: NDArray[np.float32], Hf: FloatArray, rf: float, edge: EdgeConfig,
            inner: float, outer: float, ells: list[Ellipse], peaks: FloatArray,
-           config: LocateConfig, peaks_net: bool = False) -> tuple[float, LayoutFit] | None:
+           config: LocateConfig) -> tuple[float, LayoutFit] | None:
     """Score of a fitted grid as a board, or None when it fails a check."""
     size_wh = (gray_work.shape[1], gray_work.shape[0])
     if not plausible_grid(Hf, size_wh, config.min_ring_axis_px, config.max_foreshortening):
@@ -218,9 +210,7 @@ def _judge(gray_work: NDArray[np.float32], Hf: FloatArray, rf: float, edge: Edge
     if diagonal_chequer(gray_work, Hf, rf, edge, config.max_chequer_contrast):
         log.debug("rejected: chequered pattern seen along its diagonals")
         return None
-    n_cand = max(candidates_on_grid(ells, Hf, rf, config),
-                 peaks_explained(peaks, Hf, config) if peaks_net
-                 else peaks_on_grid(peaks, Hf, config))
+    n_cand = max(candidates_on_grid(ells, Hf, rf, config), peaks_on_grid(peaks, Hf, config))
     if n_cand < config.min_candidates_on_grid:
         log.debug("rejected: %d ring candidates on the grid", n_cand)
         return None
@@ -299,10 +289,9 @@ def find_board(
         if fitted is not None and fitted[2] < config.sure_board_score:
             unsure, fitted = fitted, None
     if fitted is None:
-        fitted, n_hyps, n_ells = _search(frame, work, work_f, edge, config, peaks[0])
+        fitted, n_hyps, n_ells = _search(frame, work, work_f, edge, config)
         if (unsure is not None and unsure[2] >= config.min_peak_board_score
-                and (fitted is None or fitted[2] < config.min_board_score
-                     or unsure[2] > fitted[2])):
+                and (fitted is None or fitted[2] < config.min_board_score)):
             # Rings too few for the ring search (a low view, a crowded board): the
             # network's grid, when its own evidence is clear enough.
             fitted = unsure
@@ -379,7 +368,7 @@ def _fit_with_frame(
 
 
 def _search(frame: NDArray[np.uint8], work: NDArray[np.uint8], work_f: NDArray[np.float32],
-            edge: EdgeConfig, config: LocateConfig, peaks: FloatArray | None = None,
+            edge: EdgeConfig, config: LocateConfig,
             ) -> tuple[tuple[FloatArray, float, float, EdgeConfig, LayoutFit] | None, int, int]:
     """The search from ring candidates: their lattices, and board outlines where no lattice
     holds enough rings, all fitted and judged with the ring candidates as the independent
@@ -403,8 +392,7 @@ def _search(frame: NDArray[np.uint8], work: NDArray[np.uint8], work_f: NDArray[n
                 hyps.extend(quad_hypotheses(refined, config))
     if not hyps:
         return None, 0, len(ells)
-    return (fit_grid(work_f, hyps, config, edge, ells, peaks=peaks, peaks_net=True),
-            len(hyps), len(ells))
+    return fit_grid(work_f, hyps, config, edge, ells), len(hyps), len(ells)
 
 
 def _shrink(image: NDArray[np.uint8], size_wh: tuple[int, int]) -> NDArray[np.uint8]:

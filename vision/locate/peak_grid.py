@@ -65,23 +65,6 @@ def peaks_on_grid(peaks: FloatArray, H: FloatArray, config: LocateConfig) -> int
     return len({(int(m), int(n)) for m, n in nodes})
 
 
-def peaks_explained(peaks: FloatArray, H: FloatArray, config: LocateConfig) -> int:
-    """:func:`peaks_on_grid` less the positions of the ring just outside the 4x4 window
-    that hold a peak: a grid a row or a column off the board's still has most of its cells
-    on peaks, but the row it left out holds peaks too. The ring search counts peaks this
-    way (it has no lattice of the network's to stay near)."""
-    pts = np.asarray(peaks, dtype=np.float64).reshape(-1, 2)
-    if len(pts) == 0 or not usable_h(H):
-        return 0
-    g = apply_h(np.linalg.inv(H), pts)
-    node = np.rint(g)
-    near = np.hypot(*(g - node).T) < config.inlier_tol_pitch
-    inside = near & np.all((node >= 0) & (node <= 3), axis=1)
-    ring = near & np.all((node >= -1) & (node <= 4), axis=1) & ~inside
-    count = len({(int(m), int(n)) for m, n in node[inside]})
-    return count - len({(int(m), int(n)) for m, n in node[ring]})
-
-
 def drift_pitch(H: FloatArray, H_ref: FloatArray) -> float:
     """Largest distance, in cells of ``H_ref``, between a cell centre of grid ``H`` and the
     same cell of ``H_ref`` (cell for cell: a grid moved by a whole row has drifted by one)."""
