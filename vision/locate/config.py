@@ -426,6 +426,11 @@ class BumpConfig:
     #: edges than the kept pose does in the same frame (a real move leaves the kept pose with
     #: chance hits only).
     min_gain: float = 1.5
+    #: A pose re-found near the kept one while the camera stayed still (the rings were
+    #: hidden for a while) replaces it only when it puts this many times more ring samples
+    #: on edges: otherwise the board did not move, and the kept pose, fitted with more
+    #: rings in view, is kept.
+    near_gain: float = 1.1
     #: Two finds of a lost board agree when no cell centre moved more than this share of a
     #: cell pitch between them (a board lies still; a misfit on a moving hand does not).
     agree_pitch: float = 0.1
@@ -461,7 +466,8 @@ class BumpConfig:
                 raise ValueError(f"BumpConfig.{name} must be in (0, 1], got {value!r}")
         if not 0 <= self.min_witnesses <= 16:
             raise ValueError(f"BumpConfig.min_witnesses must be in 0..16, got {self.min_witnesses}")
-        if self.min_gain < 1.0:
-            raise ValueError(f"BumpConfig.min_gain must be >= 1, got {self.min_gain!r}")
+        for name in ("min_gain", "near_gain"):
+            if getattr(self, name) < 1.0:
+                raise ValueError(f"BumpConfig.{name} must be >= 1, got {getattr(self, name)!r}")
         if self.calm_shift_px <= 0:
             raise ValueError(f"BumpConfig.calm_shift_px must be > 0, got {self.calm_shift_px!r}")

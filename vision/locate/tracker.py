@@ -154,12 +154,14 @@ class BoardTracker:
         ))
 
     def _explains_better(
-        self, frame: NDArray[np.uint8], found: BoardView, kept_support: float
+        self, frame: NDArray[np.uint8], found: BoardView, kept_support: float,
+        gain: float | None = None,
     ) -> bool:
         """Does ``found`` put clearly more ring samples on edges in ``frame`` than the kept
-        pose (``kept_support``) does?"""
+        pose (``kept_support``) does (``gain`` times as many; default
+        ``BumpConfig.min_gain``)?"""
         new = float(self._cell_support(frame, ring_samples(found)).mean())
-        ok = new >= self.bump_config.min_gain * kept_support
+        ok = new >= (self.bump_config.min_gain if gain is None else gain) * kept_support
         if not ok:
             log.info("re-found pose explains %.2f of the ring samples, the kept one %.2f: "
                      "kept", new, kept_support)
@@ -358,6 +360,14 @@ class BoardTracker:
             or not self._explains_better(frame, found, kept_support)
         ):
             self.rejected_poses += 1
+            return kept
+        if not far and not self._explains_better(frame, found, kept_support,
+                                                 self.bump_config.near_gain):
+            # Found where it was: the board did not move, pieces and hands hide its rings.
+            # The kept pose was fitted with more of them in view; keep it, with this frame
+            # as the reference (a pose refitted on every crowded frame would move the
+            # readings for nothing).
+            self._adopt(frame, kept)
             return kept
         self._adopt(frame, found)
         return found
