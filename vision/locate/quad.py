@@ -430,7 +430,11 @@ def _supported_lines(points: FloatArray, rows: NDArray[np.int64], tol_px: float,
         dist = np.abs(np.einsum("pkc,pc->pk", points[None, idx, :] - points[i][:, None, :],
                                 nrm))
         near = dist <= tol_px
-        support = np.array([len(np.unique(rows[idx[m]])) for m in near])
+        # Distinct profiles among each line's near points.
+        hit = np.zeros((len(i), int(rows.max()) + 1), dtype=bool)
+        pi, ki = np.nonzero(near)
+        hit[pi, rows[idx[ki]]] = True
+        support = hit.sum(axis=1)
         k = int(np.argmax(support))
         if support[k] < min_rows:
             break
