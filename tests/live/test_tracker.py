@@ -547,3 +547,46 @@ def test_two_unalike_pieces_in_one_settle_are_both_taken_though_one_stands_behin
     events = feed.frames(2.0, obs=obs)
     assert sorted(e["name"] for e in events if e["type"] == "move") == sorted([c1.name,
                                                                               behind.name])
+
+
+def _hidden_feed():
+    """a1 and b2 recorded; then a hand puts a piece on c1, mostly hidden: c1 reads 0.2
+    occupied where it read 0.03 before the hand, seen a third."""
+    feed = Feed()
+    feed.frames(1.0)
+    feed.place("a1", "LRSS")
+    feed.place("b2", "DSTH")
+    c1 = Cell.from_name("c1")
+    feed.frames(1.0, visible={c1: 0.3})
+    feed.frames(1.0, busy=True)
+    return feed, c1
+
+
+def test_a_turn_that_shows_no_new_piece_takes_the_one_hidden_cell_that_changed():
+    feed, c1 = _hidden_feed()
+    obs = _with_occupancy(readings_from_pieces(feed.pieces, visible={c1: 0.3}), c1, 0.2)
+    events = feed.frames(1.0, obs=obs)
+    moves = [e for e in events if e["type"] == "move"]
+    assert [m["name"] for m in moves] == ["c1"]
+    assert any("only c1 changed" in e.get("message", "") for e in events)
+    # The piece recorded for c1 is a guess. A later piece that reads clearly as that very
+    # piece takes it, and c1's guess gives way (a correction, with a warning).
+    guess = Piece.from_attributes(moves[0]["piece"])
+    _, later = feed.place("d4", guess.symbol)
+    assert [e["name"] for e in later if e["type"] == "move"] == ["d4"]
+    assert next(e for e in later if e["type"] == "move")["piece"] == moves[0]["piece"]
+    fixes = [e for e in later if e["type"] == "correction"]
+    assert [e["name"] for e in fixes] == ["c1"] and fixes[0]["was"] == moves[0]["piece"]
+
+
+@pytest.mark.parametrize("case", ["visible", "two", "small"])
+def test_no_hidden_move_when_the_change_is_seen_shared_or_small(case):
+    feed, c1 = _hidden_feed()
+    c2 = Cell.from_name("c2")
+    visible = {c1: 0.9 if case == "visible" else 0.3, c2: 0.3}
+    obs = readings_from_pieces(feed.pieces, visible=visible)
+    obs = _with_occupancy(obs, c1, 0.08 if case == "small" else 0.2)
+    if case == "two":
+        obs = _with_occupancy(obs, c2, 0.2)
+    events = feed.frames(1.0, obs=obs)
+    assert [e for e in events if e["type"] == "move"] == []

@@ -81,6 +81,10 @@ class StateTracker:
         #: no view of theirs is worth protecting from a correction
         self._guessed: set[Cell] = set()
         self._hand_since_settle = True  # a hand (busy frames) since the last settled frame
+        #: each cell's occupied probability on the last settled frame
+        self._settled_occ: dict[Cell, float] = {}
+        #: cells recorded by a hidden arrival: their piece is a guess from no reading
+        self._hidden_guess: set[Cell] = set()
         self._view_moved = True  # the view moved (bump, board lost) since the last settle
         self._arrivals = ArrivalFilter(self.config)  # flickers, doubtful cells, echoes
         self._last_observation: Observation | None = None
@@ -267,12 +271,68 @@ class StateTracker:
                 f"{names} looked occupied together with {arrival.name}; not taken as a move "
                 "(one piece arrives per turn: a neighbour cell seeing the new piece)",
             )
-        if new_cells:
+        if not new_cells and not echoes and not self._first_seen:
+            hidden = self._hidden_arrival(observation, occupied | recorded)
+            if hidden is not None:
+                events += self._warn_once(
+                    "hidden:" + hidden.name,
+                    now,
+                    f"a hand came and went and only {hidden.name} changed, mostly hidden "
+                    "behind other pieces: taken as the move",
+                )
+                new_cells = [hidden]
+                events += self._place_new(new_cells, now, wait=False)
+                if self.game.board[hidden] is not None:
+                    self._hidden_guess.add(hidden)
+        elif new_cells:
             events += self._place_new(new_cells, now)
         self._hand_since_settle = False
         self._view_moved = False
+        self._settled_occ = {r.cell: r.occupied_probability for r in observation.cells}
         events += self._recheck(observation, occupied & recorded, now)
         return events
+
+    def _take_back_guess(self, cell: Cell, evidence: CellEvidence, best: Piece,
+                         now: float) -> tuple[Piece | None, list[Event]]:
+        """A new piece on ``cell`` that reads clearly (by ``decision_margin``) as the piece
+        guessed for a hidden cell, rather than as ``best`` (the likeliest unplayed piece):
+        the guess, made from no reading at all, gives way. The hidden cell is corrected to
+        ``best`` (as much a guess as before); returns the piece freed for ``cell``."""
+        game = self.game
+        assert game is not None
+        guessed = {p: c for c in self._hidden_guess if (p := game.board[c]) is not None}
+        if not guessed:
+            return None, []
+        piece = max(guessed, key=evidence.score)
+        if evidence.score(piece) - evidence.score(best) < self.config.decision_margin:
+            return None, []
+        hidden = guessed[piece]
+        events = game.warn(now, f"{cell.name} reads clearly as {piece}, the piece guessed for "
+                                f"{hidden.name} (hidden); {hidden.name} now holds a guess, "
+                                f"{best}")
+        return piece, events + game.correct({hidden: best}, now, _TAKEN_BACK)
+
+    def _hidden_arrival(self, observation: Observation, taken: set[Cell]) -> Cell | None:
+        """The move of a turn that showed none: a hand came and went, no cell reads
+        occupied anew, and exactly one free cell, mostly hidden behind other pieces
+        (visible fraction below ``hidden_arrival_max_visible``), reads much more likely
+        occupied than on the last settled frame before the hand (log-odds up by
+        ``hidden_arrival_min_rise``). A piece placed behind others is seen only in part and
+        may stay below the occupancy threshold; a hand that only hovered leaves the board's
+        readings as they were."""
+        cfg = self.config
+        if (not self._hand_since_settle or self._view_moved or not self._settled_occ
+                or self.game is None or self.game.over):
+            return None
+        found = []
+        for reading in observation.cells:
+            before = self._settled_occ.get(reading.cell)
+            if (reading.cell in taken or before is None
+                    or reading.visible_fraction >= cfg.hidden_arrival_max_visible):
+                continue
+            if _logit(reading.occupied_probability) - _logit(before) >= cfg.hidden_arrival_min_rise:
+                found.append(reading.cell)
+        return found[0] if len(found) == 1 else None
 
     def _log_odds(self, cell: Cell) -> dict[str, float]:
         """Mean log-odds of each attribute read on ``cell`` in this settle (absent: unread)."""
@@ -282,6 +342,7 @@ class StateTracker:
     def _new_game_evidence(self, occupied: set[Cell]) -> None:
         """A game starts: only the pieces standing now keep their readings."""
         self._guessed.clear()
+        self._hidden_guess.clear()
         self._history = {c: e for c, e in self._history.items() if c in occupied}
         self._arrival_odds.clear()
         self._arrivals.clear()
@@ -299,7 +360,8 @@ class StateTracker:
             out.append((cell, best))
         return out
 
-    def _place_new(self, new_cells: Sequence[Cell], now: float) -> list[Event]:
+    def _place_new(self, new_cells: Sequence[Cell], now: float, *,
+                   wait: bool = True) -> list[Event]:
         """Commit the pieces on ``new_cells`` in the order they first appeared (first read
         occupied in a frame with no hand; two pieces first seen in the same frame are in an
         order that is a guess, with a warning).
@@ -307,6 +369,7 @@ class StateTracker:
         A piece that cannot be read surely waits while it is the newest, for ``weak_commit_s``
         at most, and is then committed with its likeliest reading and a warning naming the
         cell (also at once when a later piece arrives, so the move order stays right).
+        ``wait=False`` commits at once (a piece that will not read better: hidden).
         """
         game = self.game
         assert game is not None
@@ -337,7 +400,15 @@ class StateTracker:
                 continue
             best = ranked[0]
             margin = evidence.score(best) - evidence.score(ranked[1]) if len(ranked) > 1 else 1e9
-            if margin < self.config.decision_margin and newest and len(same_time) == 1:
+            swapped, swap_events = self._take_back_guess(cell, evidence, best, now)
+            if swapped is not None:
+                # The piece read here was the guess on a hidden cell; that cell now holds
+                # ``best``, and this cell takes the piece it read.
+                events += swap_events
+                unplayed.remove(best)
+                unplayed.append(swapped)
+                best, margin = swapped, math.inf
+            if margin < self.config.decision_margin and newest and len(same_time) == 1 and wait:
                 since = self._weak_since.setdefault(cell, now)
                 if now - since < self.config.weak_commit_s:
                     continue
@@ -462,6 +533,14 @@ class StateTracker:
         self._warned.add(key)
         logger.info("warning: %s", message)
         return self.game.warn(now, message)
+
+
+_TAKEN_BACK = "a hidden piece's guess taken back by a clear reading"
+
+
+def _logit(p: float) -> float:
+    p = min(max(p, 1e-3), 1.0 - 1e-3)
+    return math.log(p / (1.0 - p))
 
 
 def _probability_of(evidence: CellEvidence, a: Piece, b: Piece) -> float:

@@ -96,6 +96,12 @@ class TrackerConfig:
     #: needs the move before the next piece comes (the alert budget is 1 s after the hand).
     #: Later readings that contradict it give a warning (re-check).
     weak_commit_s: float = 0.4
+    #: A turn that showed no new piece: a free cell seen less than this share reads the
+    #: move when its occupancy log-odds rose by at least ``hidden_arrival_min_rise`` since
+    #: the last settled frame before the hand, and no other cell did (a short piece put
+    #: behind taller ones reads 0.15-0.25 occupied where it read 0.01-0.02 before).
+    hidden_arrival_max_visible: float = 0.5
+    hidden_arrival_min_rise: float = 2.0
     #: Log-likelihood margin (nats) between the best and second-best unplayed piece above which
     #: a new piece counts as read.
     decision_margin: float = 2.0
