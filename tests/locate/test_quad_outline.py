@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from vision.locate.config import LocateConfig
-from vision.locate.quad import _four_runs, _four_sides, _quad_distance, board_quads
+from vision.locate.quad import _four_runs, _four_sides, quad_distance, board_quads
 
 CONFIG = LocateConfig()
 # A board's top face seen in perspective (pixels of a 480x270 outline image; its cell pitch
@@ -30,10 +30,10 @@ def test_straight_runs_recover_the_outline_that_the_hull_bridges():
     contour = max(cnts, key=cv2.contourArea)
     runs = _four_runs(contour, CONFIG)
     assert runs is not None
-    assert _quad_distance(runs, BOARD) < 3.0
+    assert quad_distance(runs, BOARD) < 3.0
     # The convex hull goes over the pieces: its far side is many pixels off.
     hull = _four_sides(cv2.convexHull(contour), CONFIG)
-    assert hull is None or _quad_distance(hull, BOARD) > 10.0
+    assert hull is None or quad_distance(hull, BOARD) > 10.0
 
 
 def test_a_region_with_three_sides_gives_none():
@@ -64,10 +64,10 @@ def _isoluminant_scene(seed: int) -> tuple[np.ndarray, np.ndarray]:
 @pytest.mark.parametrize("seed", [0, 1])
 def test_a_board_that_differs_by_hue_is_outlined_from_its_chroma(seed):
     gray, colour = _isoluminant_scene(seed)
-    near = [q for q in board_quads(gray, CONFIG, colour) if _quad_distance(q, BOARD) < 8.0]
+    near = [q for q in board_quads(gray, CONFIG, colour) if quad_distance(q, BOARD) < 8.0]
     assert near
     # Lightness alone does not see it.
-    assert not [q for q in board_quads(gray, CONFIG) if _quad_distance(q, BOARD) < 8.0]
+    assert not [q for q in board_quads(gray, CONFIG) if quad_distance(q, BOARD) < 8.0]
 
 
 def test_a_grey_scene_adds_no_chroma_regions():
@@ -113,13 +113,13 @@ def test_refined_outline_extrapolates_a_hidden_corner_and_finds_the_top_edge(see
     rough = top.copy()
     rough[1] = [690.0, 150.0]
     rough[2:] += [0.0, 20.0]
-    assert _quad_distance(rough, top) > 20.0
+    assert quad_distance(rough, top) > 20.0
     out = refine_quad(gray, rough, 4.0, CONFIG)
     assert out, "no outline refined"
     # Every side lies on the board's straight edges: the hidden corner is where the two
     # sides meet, and one outline takes the top's near edge rather than the face's foot.
-    assert min(_quad_distance(q, top) for q in out) < 3.0
-    assert max(_quad_distance(q, top) for q in out) < 30.0
+    assert min(quad_distance(q, top) for q in out) < 3.0
+    assert max(quad_distance(q, top) for q in out) < 30.0
 
 
 def test_refine_gives_nothing_where_no_straight_edge_runs():

@@ -74,7 +74,7 @@ from vision.locate.pose import (
     pose_from_homography,
     refine_pose,
 )
-from vision.locate.quad import board_quads, quad_hypotheses, refine_quad
+from vision.locate.quad import board_quads, quad_distance, quad_hypotheses, refine_quad
 from vision.locate.verify import (
     best_window,
     chequer_contrast,
@@ -386,10 +386,14 @@ def _search(frame: NDArray[np.uint8], work: NDArray[np.uint8], work_f: NDArray[n
         small = work if qscale == 1.0 else cv2.resize(work, None, fx=qscale, fy=qscale,
                                                        interpolation=cv2.INTER_AREA)
         colour = _shrink(frame, (small.shape[1], small.shape[0]))
+        kept: list[FloatArray] = []
         for q in board_quads(small, config, colour):
             hyps.extend(quad_hypotheses(q / qscale, config))
             for refined in refine_quad(work_f, q / qscale, edge.min_edge, config):
-                hyps.extend(quad_hypotheses(refined, config))
+                # Rough outlines of one board often refine to the same lines: judge it once.
+                if all(quad_distance(refined, k) > config.quad_refine_tol_px for k in kept):
+                    kept.append(refined)
+                    hyps.extend(quad_hypotheses(refined, config))
     if not hyps:
         return None, 0, len(ells)
     return fit_grid(work_f, hyps, config, edge, ells), len(hyps), len(ells)

@@ -298,7 +298,7 @@ def _dedupe(quads: list[tuple[float, FloatArray]], tol: float,
     kept: list[tuple[float, FloatArray]] = []
     for a, q in sorted(quads, key=lambda f: -f[0]):
         size = np.sqrt(a)
-        if all(_quad_distance(q, k) > tol * size for _, k in kept):
+        if all(quad_distance(q, k) > tol * size for _, k in kept):
             kept.append((a, q))
             if limit is not None and len(kept) >= limit:
                 break
@@ -310,7 +310,7 @@ _QUAD_ORDERS = np.array([np.roll(np.arange(4), r) for r in range(4)]
                         + [np.roll(np.arange(4)[::-1], r) for r in range(4)])
 
 
-def _quad_distance(a: FloatArray, b: FloatArray) -> float:
+def quad_distance(a: FloatArray, b: FloatArray) -> float:
     """Largest corner distance between two quads, over the cyclic orders of b."""
     d = a[None, :, :] - b[_QUAD_ORDERS]
     return float(np.hypot(d[..., 0], d[..., 1]).max(axis=1).min())
