@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from vision.locate.config import LocateConfig
-from vision.locate.quad import _four_runs, _four_sides, quad_distance, board_quads
+from vision.locate.quad import _four_runs, _four_sides, board_quads, quad_distance
 
 CONFIG = LocateConfig()
 # A board's top face seen in perspective (pixels of a 480x270 outline image; its cell pitch
