@@ -45,8 +45,7 @@ class CellEvidence:
             p = reading.attribute_probability.get(name)
             if p is None or math.isnan(p):
                 continue
-            p = min(max(float(p), p_clip), 1.0 - p_clip)
-            self.log_odds[name].append(math.log(p / (1.0 - p)))
+            self.log_odds[name].append(log_odds(float(p), p_clip))
 
     def copy(self, window: int | None = None) -> CellEvidence:
         """A copy keeping the latest ``window`` readings of each attribute (default: the
@@ -73,6 +72,12 @@ class CellEvidence:
             lo = self.mean(name)  # log p(second value) - log p(first value)
             total += lo / 2.0 if piece.code & (1 << i) else -lo / 2.0
         return total
+
+
+def log_odds(p: float, clip: float) -> float:
+    """log(p / (1 - p)) with ``p`` clipped to ``[clip, 1 - clip]``."""
+    p = min(max(p, clip), 1.0 - clip)
+    return math.log(p / (1.0 - p))
 
 
 def piece_posterior(evidence: CellEvidence, candidates: Iterable[Piece]) -> dict[Piece, float]:

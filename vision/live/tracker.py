@@ -27,6 +27,7 @@ from vision.live.evidence import (
     CellEvidence,
     joint_posteriors,
     line_confidence,
+    log_odds,
     readings_from_pieces,
 )
 from vision.live.linegate import LineGate
@@ -280,8 +281,7 @@ class StateTracker:
                     f"a hand came and went and only {hidden.name} changed, mostly hidden "
                     "behind other pieces: taken as the move",
                 )
-                new_cells = [hidden]
-                events += self._place_new(new_cells, now, wait=False)
+                events += self._place_new([hidden], now, wait=False)
                 if self.game.board[hidden] is not None:
                     self._hidden_guess.add(hidden)
         elif new_cells:
@@ -330,7 +330,8 @@ class StateTracker:
             if (reading.cell in taken or before is None
                     or reading.visible_fraction >= cfg.hidden_arrival_max_visible):
                 continue
-            if _logit(reading.occupied_probability) - _logit(before) >= cfg.hidden_arrival_min_rise:
+            rise = log_odds(reading.occupied_probability, 1e-3) - log_odds(before, 1e-3)
+            if rise >= cfg.hidden_arrival_min_rise:
                 found.append(reading.cell)
         return found[0] if len(found) == 1 else None
 
@@ -536,11 +537,6 @@ class StateTracker:
 
 
 _TAKEN_BACK = "a hidden piece's guess taken back by a clear reading"
-
-
-def _logit(p: float) -> float:
-    p = min(max(p, 1e-3), 1.0 - 1e-3)
-    return math.log(p / (1.0 - p))
 
 
 def _probability_of(evidence: CellEvidence, a: Piece, b: Piece) -> float:
