@@ -58,11 +58,41 @@ def test_a_cell_not_read_now_keeps_its_piece_and_that_piece_is_not_free():
     assert repair is not None and repair.changes == {A1: Piece.from_symbol("DSSS")}
 
 
+
+def test_a_present_reading_must_outweigh_the_one_that_recorded_the_piece():
+    # a1 was recorded LSTS from a sure reading; under a lamp it now reads round (LRTS) at
+    # 0.97. Scored on the present alone that is a correction; beside the recording view it
+    # is a disagreement, and the record stands.
+    record = {A1: Piece.from_symbol("LSTS"), B2: Piece.from_symbol("DRTH")}
+    now = {A1: _evidence("LRTS", shape=0.03), B2: _evidence("DRTH")}
+    recorded_by = {A1: _evidence("LSTS", shape=0.97), B2: _evidence("DRTH")}
+    assert propose_repair(record, now, min_gain=SURE, max_cells=2) is not None
+    assert propose_repair(record, now, min_gain=SURE, max_cells=2, recorded_by=recorded_by,
+                          recorded_weight=1.0) is None
+    # a piece recorded from a weak reading (a guess) is still corrected
+    recorded_by[A1] = _evidence("LSTS", shape=0.6)
+    repair = propose_repair(record, now, min_gain=SURE, max_cells=2, recorded_by=recorded_by,
+                            recorded_weight=1.0)
+    assert repair is not None and repair.changes == {A1: Piece.from_symbol("LRTS")}
+
+
+def test_a_pushed_aside_piece_is_still_swapped_when_its_arrival_read_it_right():
+    # a1 (truly LSTS) was misread short and recorded LSSS, surely; the real LSSS came to b2,
+    # read right but recorded LSTS (its piece was taken). Now both read right: b2's arrival
+    # and present agree, and the swap goes through although a1's arrival disagrees.
+    record = {A1: Piece.from_symbol("LSSS"), B2: Piece.from_symbol("LSTS")}
+    now = {A1: _evidence("LSTS"), B2: _evidence("LSSS")}
+    recorded_by = {A1: _evidence("LSSS"), B2: _evidence("LSSS")}
+    repair = propose_repair(record, now, min_gain=SURE, max_cells=2, recorded_by=recorded_by,
+                            recorded_weight=1.0)
+    assert repair is not None
+    assert repair.changes == {A1: Piece.from_symbol("LSTS"), B2: Piece.from_symbol("LSSS")}
+
 def test_tracker_corrects_a_recorded_piece_the_board_contradicts():
     feed = Feed()
     feed.frames(1.0)
-    feed.place("a1", "LRSS")
-    feed.pieces[A1] = Piece.from_symbol("DRSS")  # re-read on a settled view: dark
+    feed.place("a1", "LRSS", odds={A1: {"color": 0.35}})  # read light, unsurely
+    feed.pieces[A1] = Piece.from_symbol("DRSS")  # re-read on a settled view: dark, surely
     events = feed.frames(3.0)
     assert types(events) == ["warning", "correction"]
     assert "a1 reads as dark round short solid" in events[0]["message"]
@@ -78,7 +108,7 @@ def test_tracker_announces_a_line_that_a_correction_reveals():
     # a1 recorded tall (LRTS) but it is short: a1-d1 "all short" exists once it is corrected
     feed = Feed(StateTracker(config=TrackerConfig(quarto_confidence=0.5)))
     feed.frames(1.0)
-    feed.place("a1", "LRSS", odds={A1: {"height": 0.97}})
+    feed.place("a1", "LRSS", odds={A1: {"height": 0.65}})
     assert feed.tracker.game.board[A1] == Piece.from_symbol("LRTS")
     feed.place("b1", "DRSH")
     feed.place("c1", "LSSH")
@@ -92,6 +122,21 @@ def test_tracker_announces_a_line_that_a_correction_reveals():
     assert types(events).index("correction") < types(events).index("quarto")
 
 
+def test_a_sure_reading_does_not_overturn_the_sure_one_that_recorded_the_piece():
+    # a1 was read light surely when it came; under a lamp it reads dark as surely. Two
+    # views disagree: the record is kept, with a warning, not corrected. Scoring the
+    # present view alone (weight 0, sessions 5-14) corrected it.
+    for weight, corrected in ((1.0, False), (0.0, True)):
+        feed = Feed(StateTracker(config=TrackerConfig(repair_recorded_weight=weight)))
+        feed.frames(1.0)
+        feed.place("a1", "LRSS")
+        feed.pieces[A1] = Piece.from_symbol("DRSS")
+        events = feed.frames(3.0)
+        assert ("correction" in types(events)) == corrected
+        assert "warning" in types(events)
+        assert feed.tracker.game.board[A1] == Piece.from_symbol("DRSS" if corrected else "LRSS")
+
+
 def test_repair_confidence_is_validated():
     for bad in (0.3, 1.5):
         with pytest.raises(ValueError):
@@ -101,9 +146,10 @@ def test_repair_confidence_is_validated():
 def test_a_poorer_view_does_not_overturn_what_a_fuller_one_recorded():
     # a1 recorded LRSH on a full view; a tall piece put in front hides 40% of it and the
     # hole is no longer seen (read solid). That view must not correct the record; the same
-    # reading seen as fully as before does.
+    # reading seen as fully as before does. (The present view is weighed alone here, so
+    # that the view rule is what decides: a sure recording outweighs a sure re-reading.)
     for visible_now, corrected in ((0.6, False), (0.95, True)):
-        feed = Feed()
+        feed = Feed(StateTracker(config=TrackerConfig(repair_recorded_weight=0.0)))
         feed.frames(1.0)
         feed.place("a1", "LRSH", visible={A1: 1.0})
         feed.place("a2", "DRTS", visible={A1: 1.0})
@@ -115,7 +161,8 @@ def test_a_poorer_view_does_not_overturn_what_a_fuller_one_recorded():
 
 def test_after_the_view_moved_the_new_view_is_the_measure():
     # After a bump the visible fractions of the old view say nothing of the new one.
-    feed = Feed()
+    # (The present view weighed alone, as in the test above.)
+    feed = Feed(StateTracker(config=TrackerConfig(repair_recorded_weight=0.0)))
     feed.frames(1.0)
     feed.place("a1", "LRSH", visible={A1: 1.0})
     feed.tracker.view_moved()

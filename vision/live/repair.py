@@ -41,6 +41,8 @@ def propose_repair(
     *,
     min_gain: float,
     max_cells: int,
+    recorded_by: Mapping[Cell, CellEvidence] | None = None,
+    recorded_weight: float = 0.0,
 ) -> Repair | None:
     """The repair the present readings ask for, or None when the record stands.
 
@@ -53,6 +55,10 @@ def propose_repair(
         readings better than the record (``log(p / (1 - p))`` for a confidence ``p``).
     max_cells : most cells one repair may change (a misread and the piece it pushed aside is
         two; a board read much worse than that now is a bad view, not a bad record).
+    recorded_by : the readings that recorded each cell's piece (its arrival), where kept.
+    recorded_weight : weight of ``recorded_by`` in each cell's score beside the present
+        readings: the view that recorded a piece is evidence too, so a present reading must
+        outweigh it, not merely disagree with it. 0 scores the present alone.
 
     Returns
     -------
@@ -67,7 +73,15 @@ def propose_repair(
         return None
     fixed = {record[cell] for cell in record if cell not in read}
     free = [piece for piece in ALL_PIECES if piece not in fixed]
-    score = np.array([[evidence[cell].score(piece) for piece in free] for cell in read])
+    earlier = recorded_by or {}
+
+    def cell_score(cell: Cell, piece: Piece) -> float:
+        score = evidence[cell].score(piece)
+        if recorded_weight and cell in earlier:
+            score += recorded_weight * earlier[cell].score(piece)
+        return score
+
+    score = np.array([[cell_score(cell, piece) for piece in free] for cell in read])
     choice = hungarian(-score)
     changes: dict[Cell, Piece] = {}
     gain = 0.0
@@ -75,7 +89,7 @@ def propose_repair(
         best = free[int(choice[i])]
         if best != record[cell]:
             changes[cell] = best
-            gain += float(score[i, int(choice[i])]) - evidence[cell].score(record[cell])
+            gain += float(score[i, int(choice[i])]) - cell_score(cell, record[cell])
     if not changes or len(changes) > max_cells or gain < min_gain:
         return None
     return Repair(changes, gain)

@@ -81,6 +81,8 @@ class StateTracker:
         #: recorded cells whose piece was a guess when committed (read weakly or in part):
         #: no view of theirs is worth protecting from a correction
         self._guessed: set[Cell] = set()
+        #: the readings that recorded each recorded cell's piece (at its commit)
+        self._recorded_by: dict[Cell, CellEvidence] = {}
         self._hand_since_settle = True  # a hand (busy frames) since the last settled frame
         #: each cell's occupied probability on the last settled frame
         self._settled_occ: dict[Cell, float] = {}
@@ -343,6 +345,7 @@ class StateTracker:
     def _new_game_evidence(self, occupied: set[Cell]) -> None:
         """A game starts: only the pieces standing now keep their readings."""
         self._guessed.clear()
+        self._recorded_by.clear()
         self._hidden_guess.clear()
         self._history = {c: e for c, e in self._history.items() if c in occupied}
         self._arrival_odds.clear()
@@ -443,6 +446,7 @@ class StateTracker:
             # The cell's history starts with the readings that recorded its piece: what it
             # held before (a neighbour's echo, a phantom, a hand) was not this piece.
             self._history[cell] = evidence.copy(self.config.history_frames)
+            self._recorded_by[cell] = evidence.copy()
             events += game.place(cell, best, now)
             unplayed.remove(best)
         return events
@@ -515,7 +519,8 @@ class StateTracker:
         record = dict(game.board.items())
         p = cfg.repair_confidence
         repair = propose_repair(record, visible, min_gain=math.log(p / (1.0 - p)),
-                                max_cells=cfg.repair_max_cells)
+                                max_cells=cfg.repair_max_cells, recorded_by=self._recorded_by,
+                                recorded_weight=cfg.repair_recorded_weight)
         if repair is None:
             return []
         what = "; ".join(f"{cell.name} reads as {piece}, recorded {record[cell]}"
