@@ -92,7 +92,8 @@ def test_tracker_corrects_a_recorded_piece_the_board_contradicts():
     feed = Feed()
     feed.frames(1.0)
     feed.place("a1", "LRSS", odds={A1: {"color": 0.35}})  # read light, unsurely
-    feed.pieces[A1] = Piece.from_symbol("DRSS")  # re-read on a settled view: dark, surely
+    feed.frames(1.0, busy=True)  # a hand passes (a shadow goes with it)
+    feed.pieces[A1] = Piece.from_symbol("DRSS")  # re-read on the next settle: dark, surely
     events = feed.frames(3.0)
     assert types(events) == ["warning", "correction"]
     assert "a1 reads as dark round short solid" in events[0]["message"]
@@ -108,10 +109,11 @@ def test_tracker_announces_a_line_that_a_correction_reveals():
     # a1 recorded tall (LRTS) but it is short: a1-d1 "all short" exists once it is corrected
     feed = Feed(StateTracker(config=TrackerConfig(quarto_confidence=0.5)))
     feed.frames(1.0)
-    feed.place("a1", "LRSS", odds={A1: {"height": 0.65}})
+    tallish = {A1: {"height": 0.65}}  # a1 reads tall, unsurely, until d1 comes
+    feed.place("a1", "LRSS", odds=tallish)
     assert feed.tracker.game.board[A1] == Piece.from_symbol("LRTS")
-    feed.place("b1", "DRSH")
-    feed.place("c1", "LSSH")
+    feed.place("b1", "DRSH", odds=tallish)
+    feed.place("c1", "LSSH", odds=tallish)
     feed.frames(1.0, busy=True)
     feed.pieces[Cell.from_name("d1")] = Piece.from_symbol("DSSS")
     events = feed.frames(3.0)
@@ -176,8 +178,11 @@ def test_a_chain_of_pushed_aside_pieces_is_corrected_in_one_go():
     # piece taken, was recorded as the next likeliest (LRSS); the real LRSS came on c1 and
     # was recorded LRTS. Three cells wrong from one misread: one correction of three cells.
     B1, C1 = Cell.from_name("b1"), Cell.from_name("c1")
+    # Re-checks wait past each placement's settle here (recheck_s), so that the chain builds
+    # up before any correction: the chain, not the timing, is under test.
     for max_cells, corrected in ((2, False), (TrackerConfig().repair_max_cells, True)):
-        feed = Feed(StateTracker(config=TrackerConfig(repair_max_cells=max_cells)))
+        feed = Feed(StateTracker(config=TrackerConfig(repair_max_cells=max_cells,
+                                                      recheck_s=1.5)))
         feed.frames(1.0)
         weak = {A1: {"shape": 0.45}, B1: {"color": 0.8}, C1: {"height": 0.2}}
         feed.place("a1", "DSSS", odds=weak)

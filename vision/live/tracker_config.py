@@ -67,9 +67,15 @@ class TrackerConfig:
     #: Below this predicted visible fraction, not seeing a recorded piece is expected.
     min_visible_fraction: float = 0.35
     #: A settled re-reading of a recorded cell that names another piece with at least this
-    #: confidence, for ``recheck_s``, gives a warning (the record is kept).
+    #: confidence, ``recheck_s`` into a settle, gives a warning (the record is kept). The
+    #: corrections (below) are decided at the same moment, and a correction can reveal the
+    #: last move's line, whose alert budget is 1 s after the hand left: a settle starts
+    #: ``min_stable_s`` after that, and the evidence window (``evidence_frames``) is full
+    #: 0.4 s in at 15 fps, so 0.5 s. (It was 1.5 s until session 15; on 210 rendered games
+    #: 1.5 -> 0.5 changed no move list, line or false alarm, and took the slowest alerts,
+    #: lines revealed by a correction, from 1.73 and 1.67 s to 0.73 and 0.93 s.)
     recheck_confidence: float = 0.9
-    recheck_s: float = 1.5
+    recheck_s: float = 0.5
     #: The same re-reading, decoded for all recorded cells together (distinct pieces), that
     #: explains the present readings better than the record with at least this confidence
     #: (likelihood ratio p / (1 - p)) corrects the record, with a ``correction`` event and a
