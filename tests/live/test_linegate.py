@@ -98,9 +98,11 @@ def test_gate_holds_then_releases_or_drops():
 
 
 def _line_with_misread_first_piece(feed):
-    """a1, b1, c1 placed; a1 was recorded short but now reads tall for seconds on end."""
+    """a1, b1, c1 placed; a1 was recorded short (read so unsurely) but now reads tall for
+    seconds on end."""
     feed.frames(1.0)
-    for name, sym in [("a1", "LRSS"), ("b1", "DRSH"), ("c1", "LSSH")]:
+    feed.place("a1", "LRSS", odds={A1: {"height": 0.3}})
+    for name, sym in [("b1", "DRSH"), ("c1", "LSSH")]:
         feed.place(name, sym)
     feed.pieces[A1] = Piece.from_symbol("LRTS")
     feed.frames(3.0)
@@ -148,6 +150,23 @@ def test_sure_line_is_announced_on_the_move():
 def test_config_rejects_bad_line_knobs(kwargs):
     with pytest.raises(ValueError):
         TrackerConfig(**kwargs)
+
+
+def test_a_piece_read_surely_when_it_came_keeps_its_line_when_read_unsurely_now():
+    # a1 was read short surely when it came; now (a lamp, a shadow) it reads short only at
+    # 0.55. The line a1-d1 "all short" counts both views and is announced; the present
+    # readings alone would hold it.
+    for counts_recorded, announced in ((True, True), (False, False)):
+        feed = Feed(StateTracker(config=TrackerConfig(gate_counts_recorded=counts_recorded,
+                                                      repair_confidence=1.0)))
+        feed.frames(1.0)
+        feed.place("a1", "LRSS")
+        unsure = {A1: {"height": 0.45}}
+        for name, sym in [("b1", "DRSH"), ("c1", "LSSH")]:
+            feed.place(name, sym, odds=unsure)
+        feed.frames(3.0, odds=unsure)
+        _, events = feed.place("d1", "DSSS", odds=unsure)
+        assert ("quarto" in types(events)) == announced
 
 
 def test_line_through_a_piece_that_appeared_with_another_is_not_announced():

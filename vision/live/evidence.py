@@ -74,6 +74,18 @@ class CellEvidence:
         return total
 
 
+class SummedEvidence:
+    """Separate views of one piece (say the settle that recorded it and a later one): their
+    log-likelihoods add, as for independent readings. Scores like :class:`CellEvidence`."""
+
+    def __init__(self, *parts: CellEvidence) -> None:
+        self.parts = parts
+
+    def score(self, piece: Piece) -> float:
+        """Log-likelihood of ``piece`` up to a constant shared by all pieces."""
+        return sum(part.score(piece) for part in self.parts)
+
+
 def log_odds(p: float, clip: float) -> float:
     """log(p / (1 - p)) with ``p`` clipped to ``[clip, 1 - clip]``."""
     p = min(max(p, clip), 1.0 - clip)
@@ -104,7 +116,7 @@ def piece_posterior(evidence: CellEvidence, candidates: Iterable[Piece]) -> dict
 
 
 def joint_posteriors(
-    evidences: Sequence[CellEvidence], iterations: int = 30
+    evidences: Sequence[CellEvidence | SummedEvidence], iterations: int = 30
 ) -> list[dict[Piece, float]]:
     """Piece posteriors of several cells read together: no piece stands on two cells.
 

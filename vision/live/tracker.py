@@ -25,6 +25,7 @@ from vision.game.model import Event, Game
 from vision.live.arrivals import ArrivalFilter
 from vision.live.evidence import (
     CellEvidence,
+    SummedEvidence,
     joint_posteriors,
     line_confidence,
     log_odds,
@@ -81,8 +82,11 @@ class StateTracker:
         #: recorded cells whose piece was a guess when committed (read weakly or in part):
         #: no view of theirs is worth protecting from a correction
         self._guessed: set[Cell] = set()
-        #: the readings that recorded each recorded cell's piece (at its commit)
+        #: the readings that recorded each recorded cell's piece (at its commit), when, and
+        #: the fresh readings of the cell since
         self._recorded_by: dict[Cell, CellEvidence] = {}
+        self._recorded_at: dict[Cell, float] = {}
+        self._since_recorded: dict[Cell, CellEvidence] = {}
         self._hand_since_settle = True  # a hand (busy frames) since the last settled frame
         #: each cell's occupied probability on the last settled frame
         self._settled_occ: dict[Cell, float] = {}
@@ -149,6 +153,8 @@ class StateTracker:
                     self._history.setdefault(cell, CellEvidence(cfg.history_frames)).add(
                         reading, cfg.p_clip
                     )
+                    if cell in self._since_recorded:
+                        self._since_recorded[cell].add(reading, cfg.p_clip)
         if not self.settled:
             return []
         return self._announce(self._on_settled(observation, float(now)), float(now))
@@ -187,15 +193,40 @@ class StateTracker:
             return 0.0
         line = [Cell(int(r), int(c)) for r, c in event["cells"]]
         cells = sorted({cell for cell, _ in game.board.items()} | set(line))
-        empty = CellEvidence(self.config.evidence_frames)
         shared = event.get("shared", {})
         arrival = math.prod(self._arrival_odds.get(cell, 1.0) for cell in line)
         best = 1.0
-        for first, second in ((self._history, self._evidence), (self._evidence, self._history)):
-            evidences = [first.get(c) or second.get(c) or empty for c in cells]
-            joint = dict(zip(cells, joint_posteriors(evidences), strict=True))
+        for branch in self._line_evidence(cells):
+            joint = dict(zip(cells, joint_posteriors(branch), strict=True))
             best = min(best, line_confidence([joint[c] for c in line], shared))
         return arrival * best
+
+    def _line_evidence(self, cells: Sequence[Cell]
+                       ) -> list[list[CellEvidence | SummedEvidence]]:
+        """The two readings of the board :meth:`line_confidence` takes the lower of."""
+        empty = CellEvidence(self.config.evidence_frames)
+        if not self.config.gate_counts_recorded:
+            return [[first.get(c) or second.get(c) or empty for c in cells]
+                    for first, second in ((self._history, self._evidence),
+                                          (self._evidence, self._history))]
+        across: list[CellEvidence | SummedEvidence] = []
+        present: list[CellEvidence | SummedEvidence] = []
+        start = self._window_start if self._window_start is not None else math.inf
+        for c in cells:
+            recorded = self._recorded_by.get(c)
+            since = self._since_recorded.get(c)
+            now = self._evidence.get(c)
+            if recorded is None or since is None:
+                # Not recorded by this tracker (taken over mid-game): as without the record.
+                across.append(self._history.get(c) or now or empty)
+                present.append(now or self._history.get(c) or empty)
+                continue
+            across.append(SummedEvidence(recorded, since))
+            if self._recorded_at[c] >= start:
+                present.append(now or recorded)  # recorded in this settle: one view
+            else:
+                present.append(SummedEvidence(recorded, now or since))
+        return [across, present]
 
     # -- internals ----------------------------------------------------------------------------
     def _announce(self, events: list[Event], now: float) -> list[Event]:
@@ -346,6 +377,8 @@ class StateTracker:
         """A game starts: only the pieces standing now keep their readings."""
         self._guessed.clear()
         self._recorded_by.clear()
+        self._recorded_at.clear()
+        self._since_recorded.clear()
         self._hidden_guess.clear()
         self._history = {c: e for c, e in self._history.items() if c in occupied}
         self._arrival_odds.clear()
@@ -447,6 +480,8 @@ class StateTracker:
             # held before (a neighbour's echo, a phantom, a hand) was not this piece.
             self._history[cell] = evidence.copy(self.config.history_frames)
             self._recorded_by[cell] = evidence.copy()
+            self._recorded_at[cell] = now
+            self._since_recorded[cell] = CellEvidence(self.config.history_frames)
             events += game.place(cell, best, now)
             unplayed.remove(best)
         return events
