@@ -94,3 +94,15 @@ def test_a_corrected_move_counts_as_corrected():
            "name": wrong["name"], "piece": Piece.from_symbol("LSSS").attributes,
            "was": wrong["piece"], "reason": "re-read"}
     assert score_game([*events, fix], truth()).moves_right
+
+
+def test_an_undone_move_is_not_in_the_record():
+    # A phantom recorded as move 3, withdrawn (undo), then the real moves from 3 on.
+    real = watched()
+    phantom = {"type": "move", "t": 14.0, "index": 3, "row": 3, "col": 3, "name": "d4",
+               "piece": Piece.from_symbol("DRTH").attributes}
+    undo = {"type": "undo", "t": 14.5, "index": 3, "name": "d4", "reason": "gone"}
+    cut = next(i for i, e in enumerate(real) if e["type"] == "move" and e["index"] == 3)
+    events = real[:cut] + [phantom, undo] + real[cut:]
+    assert score_game(events, truth()).moves_right
+    assert not score_game(real[:cut] + [phantom] + real[cut:], truth()).moves_right

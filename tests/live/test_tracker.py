@@ -572,7 +572,7 @@ def test_a_turn_that_shows_no_new_piece_takes_the_one_hidden_cell_that_changed()
     # The piece recorded for c1 is a guess. A later piece that reads clearly as that very
     # piece takes it, and c1's guess gives way (a correction, with a warning).
     guess = Piece.from_attributes(moves[0]["piece"])
-    _, later = feed.place("d4", guess.symbol)
+    _, later = feed.place("d4", guess.symbol, visible={c1: 0.3})  # c1 still hidden
     assert [e["name"] for e in later if e["type"] == "move"] == ["d4"]
     assert next(e for e in later if e["type"] == "move")["piece"] == moves[0]["piece"]
     fixes = [e for e in later if e["type"] == "correction"]
@@ -590,3 +590,39 @@ def test_no_hidden_move_when_the_change_is_seen_shared_or_small(case):
         obs = _with_occupancy(obs, c2, 0.2)
     events = feed.frames(1.0, obs=obs)
     assert [e for e in events if e["type"] == "move"] == []
+
+
+def test_a_recorded_piece_gone_after_a_hand_is_withdrawn_and_the_turn_goes_on():
+    # A hand stood still over c3 long enough to settle and was read as a piece (a hover);
+    # then it left, and c3 reads empty in full view: placed pieces never move, so the move
+    # is withdrawn (undo, with a warning), and the turn's real move takes its index.
+    feed = Feed()
+    feed.frames(1.0)
+    feed.place("a1", "LRSS")
+    _, events = feed.place("c3", "LSTH")  # the still hand, read as a piece
+    assert [e["index"] for e in events if e["type"] == "move"] == [2]
+    feed.frames(1.0, busy=True)
+    del feed.pieces[Cell.from_name("c3")]
+    events = feed.frames(1.0)
+    assert "undo" in types(events)
+    assert any("c3" in e.get("message", "") and "withdrawn" in e["message"] for e in events)
+    assert feed.tracker.game.board[Cell.from_name("c3")] is None
+    _, events = feed.place("d4", "DRSS")
+    assert [(e["name"], e["index"]) for e in events if e["type"] == "move"] == [("d4", 2)]
+
+
+@pytest.mark.parametrize("case", ["hidden", "earlier", "no_hand"])
+def test_a_recorded_piece_is_not_withdrawn_when_not_seen_or_not_last_or_no_hand(case):
+    feed = Feed()
+    feed.frames(1.0)
+    c3 = Cell.from_name("c3")
+    feed.place("b2", "DRSS")  # (a board with no piece left would end the game)
+    feed.place("c3", "LSTH")
+    if case == "earlier":
+        feed.place("a1", "LRSS")  # c3 is no longer the last move
+    if case != "no_hand":
+        feed.frames(1.0, busy=True)
+    del feed.pieces[c3]
+    events = feed.frames(3.0, visible={c3: 0.2} if case == "hidden" else None)
+    assert "undo" not in types(events)
+    assert feed.tracker.game.board[c3] is not None

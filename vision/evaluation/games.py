@@ -62,7 +62,7 @@ def _line_key(
 
 def recorded_moves(events: Sequence[Event]) -> list[Event]:
     """The ``move`` events as the record finally holds them: a later ``correction`` of a move
-    (same index) replaces its piece."""
+    (same index) replaces its piece, and an ``undo`` takes the move back."""
     moves: list[Event] = []
     for event in events:
         if event.get("type") == "move":
@@ -71,6 +71,8 @@ def recorded_moves(events: Sequence[Event]) -> list[Event]:
             for move in moves:
                 if move.get("index") == event.get("index"):
                     move["piece"] = event["piece"]
+        elif event.get("type") == "undo":
+            moves = [move for move in moves if move.get("index") != event.get("index")]
     return moves
 
 

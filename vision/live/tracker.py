@@ -21,7 +21,7 @@ import math
 from collections import Counter
 from collections.abc import Sequence
 
-from vision.game.model import Event, Game
+from vision.game.model import Event, Game, IllegalMoveError
 from vision.live.arrivals import ArrivalFilter
 from vision.live.evidence import (
     CellEvidence,
@@ -281,6 +281,10 @@ class StateTracker:
             self._weak_since.clear()
             events += self.game.start(now, [r.center_px for r in observation.cells])
             return events
+        withdrawn = self._withdraw_vanished(observation, recorded - occupied, now)
+        if withdrawn:
+            events += withdrawn
+            recorded = {cell for cell, _ in game.board.items()}
         events += self._check_missing(observation, recorded - occupied, now)
         for cell in [c for c in self._first_seen if c not in occupied]:
             del self._first_seen[cell]  # it went away again: not a placement
@@ -484,6 +488,45 @@ class StateTracker:
             self._since_recorded[cell] = CellEvidence(self.config.history_frames)
             events += game.place(cell, best, now)
             unplayed.remove(best)
+        return events
+
+    def _withdraw_vanished(self, observation: Observation, gone: set[Cell],
+                           now: float) -> list[Event]:
+        """Take back the last move when its piece is gone after a hand came and went.
+
+        Placed pieces never move, so the last recorded piece read clearly empty on a cell in
+        view, on the first settle after a hand, was never a piece: a hand that stood still
+        over the board (a hover) read as one, or a piece put down and picked up again in the
+        same turn. The move is withdrawn (an ``undo`` event, with a warning), so that the
+        turn's real move takes its place and the moves after it keep their turns."""
+        game = self.game
+        cfg = self.config
+        if (game is None or not game.moves or not self._hand_since_settle
+                or cfg.vanished_max_occupied <= 0.0):
+            return []
+        last = game.moves[-1]
+        if last.cell not in gone:
+            return []
+        reading = observation.reading(last.cell)
+        if (reading.visible_fraction < cfg.min_visible_fraction
+                or reading.occupied_probability > cfg.vanished_max_occupied):
+            return []
+        try:
+            events = game.warn(
+                now,
+                f"the piece recorded on {last.cell.name} ({last.piece}) is gone: a hand was "
+                "read as a piece, or the piece was taken back; move withdrawn",
+            )
+            events += game.undo(now, "gone after a hand came and went")
+        except IllegalMoveError:
+            return []
+        for store in (self._recorded_by, self._recorded_at, self._since_recorded,
+                      self._history, self._arrival_odds, self._clearest):
+            store.pop(last.cell, None)
+        self._guessed.discard(last.cell)
+        self._hidden_guess.discard(last.cell)
+        self._missing_since.pop(last.cell, None)
+        self._gate.keep_only(game.claimable_lines)
         return events
 
     def _check_missing(self, observation: Observation, gone: set[Cell], now: float) -> list[Event]:

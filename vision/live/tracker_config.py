@@ -62,6 +62,11 @@ class TrackerConfig:
     #: is taken as a later hand's piece only when it then reads at least this surely (a
     #: piece put there); until then, or until seen empty, it is a flicker, not a move.
     flicker_piece_probability: float = 0.9
+    #: The last move is withdrawn when, on the first settle after a hand, its cell is in
+    #: view (``min_visible_fraction``) and reads occupied at most this surely: placed pieces
+    #: never move, so it was a hand standing still over the board, read as a piece (a
+    #: hover; rendered game 1009019), or a piece picked up again. 0 never withdraws.
+    vanished_max_occupied: float = 0.2
     #: A recorded piece not seen for this long (while it should be visible) gives a warning.
     missing_warn_s: float = 2.0
     #: Below this predicted visible fraction, not seeing a recorded piece is expected.
