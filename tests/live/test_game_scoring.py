@@ -103,6 +103,6 @@ def test_an_undone_move_is_not_in_the_record():
                "piece": Piece.from_symbol("DRTH").attributes}
     undo = {"type": "undo", "t": 14.5, "index": 3, "name": "d4", "reason": "gone"}
     cut = next(i for i, e in enumerate(real) if e["type"] == "move" and e["index"] == 3)
-    events = real[:cut] + [phantom, undo] + real[cut:]
+    events = [*real[:cut], phantom, undo, *real[cut:]]
     assert score_game(events, truth()).moves_right
-    assert not score_game(real[:cut] + [phantom] + real[cut:], truth()).moves_right
+    assert not score_game([*real[:cut], phantom, *real[cut:]], truth()).moves_right
