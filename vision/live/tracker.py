@@ -21,7 +21,7 @@ import math
 from collections import Counter
 from collections.abc import Sequence
 
-from vision.game.model import Event, Game, IllegalMoveError
+from vision.game.model import Event, Game
 from vision.live.arrivals import ArrivalFilter
 from vision.live.evidence import (
     CellEvidence,
@@ -511,15 +511,13 @@ class StateTracker:
         if (reading.visible_fraction < cfg.min_visible_fraction
                 or reading.occupied_probability > cfg.vanished_max_occupied):
             return []
-        try:
-            events = game.warn(
-                now,
-                f"the piece recorded on {last.cell.name} ({last.piece}) is gone: a hand was "
-                "read as a piece, or the piece was taken back; move withdrawn",
-            )
-            events += game.undo(now, "gone after a hand came and went")
-        except IllegalMoveError:
-            return []
+        # (A game over never gets here: the tracker starts the next one first.)
+        events = game.warn(
+            now,
+            f"the piece recorded on {last.cell.name} ({last.piece}) is gone: a hand was "
+            "read as a piece, or the piece was taken back; move withdrawn",
+        )
+        events += game.undo(now, "gone after a hand came and went")
         for store in (self._recorded_by, self._recorded_at, self._since_recorded,
                       self._history, self._arrival_odds, self._clearest):
             store.pop(last.cell, None)
