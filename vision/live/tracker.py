@@ -518,12 +518,12 @@ class StateTracker:
             "read as a piece, or the piece was taken back; move withdrawn",
         )
         events += game.undo(now, "gone after a hand came and went")
-        for store in (self._recorded_by, self._recorded_at, self._since_recorded,
-                      self._history, self._arrival_odds, self._clearest):
-            store.pop(last.cell, None)
+        # What a later piece on this cell must not inherit. (Its history, clearest view and
+        # missing-piece timer clear themselves once the cell is neither recorded nor read
+        # occupied; its recording readings are only consulted for recorded cells.)
+        self._arrival_odds.pop(last.cell, None)
         self._guessed.discard(last.cell)
         self._hidden_guess.discard(last.cell)
-        self._missing_since.pop(last.cell, None)
         self._gate.keep_only(game.claimable_lines)
         return events
 
