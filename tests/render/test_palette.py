@@ -20,7 +20,7 @@ WIDE_OPTIONS = SceneOptions(palette="wide")
             (0.748379, 0.614702, 0.346418),
             (0.190789, 0.043591, 0.023922),
             (0.80193, 0.527307, 0.179581),
-            0.06609,
+            0.067951,
             2031005150,
         ),
         (
@@ -28,7 +28,7 @@ WIDE_OPTIONS = SceneOptions(palette="wide")
             (0.782731, 0.454506, 0.229252),
             (0.055909, 0.016972, 0.011154),
             (0.015339, 0.01659, 0.045764),
-            0.067763,
+            0.070476,
             1184406345,
         ),
         (
@@ -36,7 +36,7 @@ WIDE_OPTIONS = SceneOptions(palette="wide")
             (0.893016, 0.807114, 0.735791),
             (0.016046, 0.015971, 0.025481),
             (0.626908, 0.490898, 0.252175),
-            0.056513,
+            0.055366,
             1301533766,
         ),
     ],
@@ -50,6 +50,8 @@ def test_default_palette_is_unchanged(
     texture_seed: int,
 ) -> None:
     # Values recorded before the wide palette existed: held-out sets depend on these seeds.
+    # The tall heights were recorded again when piece sizes got wider ranges (same draws,
+    # new ranges: the colours and the texture seed drawn after them are unchanged).
     for options in (None, SceneOptions(palette="classic")):
         scene = sample_scene(seed, options)
         assert scene.piece_set.light_rgb == pytest.approx(light, abs=2e-6)

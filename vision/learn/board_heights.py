@@ -4,8 +4,9 @@ Seen from straight above, a tall piece differs from a short one only by perspect
 nearer the camera, so it looks larger. A camera ``C`` metres above the board projects a
 horizontal plane at height ``h`` onto the board plane scaled by ``C / (C - h)``; a 67 mm top
 seen from 60 cm looks 6 % wider than a 37 mm top of the same width. One cell alone cannot use
-this, because sets differ in width by more than that, but all pieces of a set share one
-cross-section: on one board the tops fall into two size groups.
+this, because sets differ in width by more than that, but the round pieces of a set share one
+width and the square ones another: on one board the tops of each shape fall into two size
+groups.
 
 The network measures each top's apparent width (its ``top_size`` output, in log cell-ring
 diameters; ``vision.learn.dataset.encode_top_size``). This module fits the set to the
@@ -46,11 +47,12 @@ def _hypotheses(cfg: BoardHeightConfig, ring_diameter_m: float) -> tuple[FloatAr
     """Grid of sets: log round width (ring diameters), log square/round width ratio, short
     and tall heights (metres); all (K,)."""
     u = np.arange(np.log(cfg.width_range[0]), np.log(cfg.width_range[1]) + 1e-9, cfg.width_step)
-    q = np.log(np.linspace(cfg.square_ratio_range[0], cfg.square_ratio_range[1], 3))
+    q = np.log(np.linspace(cfg.square_ratio_range[0], cfg.square_ratio_range[1],
+                           cfg.square_ratio_steps))
     a = np.linspace(cfg.short_width_range[0], cfg.short_width_range[1], 5)
     b = np.linspace(cfg.tall_short_range[0], cfg.tall_short_range[1], 4)
     uu, qq, aa, bb = (g.ravel() for g in np.meshgrid(u, q, a, b, indexing="ij"))
-    short = aa * np.exp(uu) * ring_diameter_m
+    short = aa * np.exp(uu + qq) * ring_diameter_m
     return uu, qq, short, short * bb
 
 

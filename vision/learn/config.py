@@ -23,13 +23,16 @@ class BoardHeightConfig:
     #: Share of measurements that are simply wrong (a hand, a neighbour's top, glare): such a
     #: measurement is equally likely under every hypothesis, so one outlier cannot decide.
     outlier_rate: float = 0.05
-    #: Round top width in cell-ring diameters: sets fill 50-70 % of the ring.
-    width_range: tuple[float, float] = (0.50, 0.72)
+    #: Round top width in cell-ring diameters: sets fill 50-90 % of the ring (round pieces
+    #: of the photorealistic set are 0.67-0.85 of it).
+    width_range: tuple[float, float] = (0.50, 0.90)
     #: Step of the width grid, log units (1 %).
     width_step: float = 0.01
-    #: Square side / round diameter of one set.
-    square_ratio_range: tuple[float, float] = (0.93, 1.0)
-    #: Short height / round width (Gigamic about 1.2; our renders 1.0-1.5).
+    #: Square side / round diameter of one set (an early edition about 1, the photorealistic
+    #: set 0.81-0.99), on a grid of ``square_ratio_steps``.
+    square_ratio_range: tuple[float, float] = (0.80, 1.0)
+    square_ratio_steps: int = 5
+    #: Short height / square side (Gigamic about 1.2; our renders 1.0-1.5).
     short_width_range: tuple[float, float] = (1.0, 1.5)
     #: Tall height / short height.
     tall_short_range: tuple[float, float] = (1.5, 2.1)
@@ -51,6 +54,9 @@ class BoardHeightConfig:
             if not 0 < lo <= hi:
                 raise ValueError(f"{name} must be (low, high) with 0 < low <= high, got "
                                  f"{(lo, hi)!r}")
+        if self.square_ratio_steps < 1:
+            raise ValueError(f"square_ratio_steps must be at least 1, got "
+                             f"{self.square_ratio_steps!r}")
         if not 0.0 <= self.min_top_visible <= 1.0:
             raise ValueError(f"min_top_visible must be within [0, 1], got "
                              f"{self.min_top_visible!r}")
@@ -62,8 +68,8 @@ class BoardHeightConfig:
 
     def tallest_m(self, ring_diameter_m: float) -> float:
         """The tallest piece any hypothesis allows, metres."""
-        return (self.width_range[1] * self.short_width_range[1] * self.tall_short_range[1]
-                * ring_diameter_m)
+        return (self.width_range[1] * self.square_ratio_range[1] * self.short_width_range[1]
+                * self.tall_short_range[1] * ring_diameter_m)
 
 
 @dataclass(frozen=True)

@@ -200,22 +200,27 @@ def sample_piece_set(
     cell_diameter_m: float,
     finish: PieceFinish | None = None,
 ) -> PieceSet:
-    """A set that fits the board: footprint about 0.62 of the cell ring.
+    """A set that fits the board: square side 0.56-0.70 of the cell ring, round pieces 1.0-1.24
+    times as wide as square ones.
 
-    ``finish`` gives the colours (drawn from the classic palettes when None, before the sizes,
-    so classic scenes keep their random stream).
+    Sets differ in that proportion: an early edition's round pieces are about as wide as its
+    square ones, the photorealistic renders' are 1.01-1.24 times as wide (median 1.11, 0.67-0.85
+    of the ring). Heights follow the square side. ``finish`` gives the colours (drawn from the
+    classic palettes when None, before the sizes, so classic scenes keep their random stream;
+    the sizes take the same draws as before 2026-11, so every later draw is unchanged).
     """
     if finish is None:
         finish = classic_piece_finish(rng, style)
-    foot = cell_diameter_m * float(rng.uniform(0.58, 0.66))
+    foot = cell_diameter_m * float(rng.uniform(0.56, 0.70))
     short = foot * float(rng.uniform(1.0, 1.5))
     tall = short * float(rng.uniform(1.5, 2.1))
+    round_over_square = 1.0 + 0.24 * (float(rng.uniform(0.93, 1.0)) - 0.93) / 0.07
     return PieceSet(
         material=finish.material,
         light_rgb=finish.light_rgb,
         dark_rgb=finish.dark_rgb,
-        round_diameter_m=foot,
-        square_side_m=foot * float(rng.uniform(0.93, 1.0)),
+        round_diameter_m=foot * round_over_square,
+        square_side_m=foot,
         short_height_m=short,
         tall_height_m=tall,
         hole_diameter_frac=float(rng.uniform(0.55, 0.67)),

@@ -276,7 +276,9 @@ def off_board_placements(
     table_z: float,
 ) -> list[Placement]:
     """Unplayed pieces standing in loose rows beside one or two board edges, on the table."""
-    gap = pset.round_diameter_m * float(rng.uniform(1.25, 1.7))
+    # Spacing from the smaller (square) footprint, so rows of wide sets still fit beside the
+    # board; never closer than a round piece's width and a tenth.
+    gap = max(pset.square_side_m * float(rng.uniform(1.25, 1.7)), 1.1 * pset.round_diameter_m)
     sides = rng.permutation(4)[: int(rng.integers(1, 3))]
     order = list(rng.permutation(len(unplayed)))
     groups = [order] if len(sides) == 1 else [order[: len(order) // 2], order[len(order) // 2 :]]
@@ -284,7 +286,7 @@ def off_board_placements(
     half = spec.side_m / 2.0
     for side, group in zip(sides, groups, strict=False):
         per_row = int(rng.integers(3, 6))
-        start = float(rng.uniform(-half, half - gap * min(per_row, len(group))))
+        start = float(rng.uniform(-half, max(-half, half - gap * min(per_row, len(group)))))
         dist0 = half + float(rng.uniform(0.025, 0.06))
         for k, idx in enumerate(group):
             along = start + (k % per_row) * gap + float(rng.normal(0, 0.08 * gap))
