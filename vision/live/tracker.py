@@ -20,6 +20,7 @@ import logging
 import math
 from collections import Counter
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from vision.game.model import Event, Game
 from vision.live.arrivals import ArrivalFilter
@@ -43,6 +44,16 @@ __all__ = ["StateTracker", "TrackerConfig", "readings_from_pieces"]
 
 logger = logging.getLogger(__name__)
 
+
+
+@dataclass
+class _Recording:
+    """How a recorded cell's piece was recorded: the readings of the settle that committed
+    it, when, and the cell's fresh readings since (two separate views of one piece)."""
+
+    readings: CellEvidence
+    at: float
+    since: CellEvidence
 
 class StateTracker:
     """Feed it one observation per frame with :meth:`update`; it returns the events.
@@ -82,11 +93,8 @@ class StateTracker:
         #: recorded cells whose piece was a guess when committed (read weakly or in part):
         #: no view of theirs is worth protecting from a correction
         self._guessed: set[Cell] = set()
-        #: the readings that recorded each recorded cell's piece (at its commit), when, and
-        #: the fresh readings of the cell since
-        self._recorded_by: dict[Cell, CellEvidence] = {}
-        self._recorded_at: dict[Cell, float] = {}
-        self._since_recorded: dict[Cell, CellEvidence] = {}
+        #: how each recorded cell's piece was recorded (readings, time, readings since)
+        self._recordings: dict[Cell, _Recording] = {}
         self._hand_since_settle = True  # a hand (busy frames) since the last settled frame
         #: each cell's occupied probability on the last settled frame
         self._settled_occ: dict[Cell, float] = {}
@@ -153,8 +161,8 @@ class StateTracker:
                     self._history.setdefault(cell, CellEvidence(cfg.history_frames)).add(
                         reading, cfg.p_clip
                     )
-                    if cell in self._since_recorded:
-                        self._since_recorded[cell].add(reading, cfg.p_clip)
+                    if cell in self._recordings:
+                        self._recordings[cell].since.add(reading, cfg.p_clip)
         if not self.settled:
             return []
         return self._announce(self._on_settled(observation, float(now)), float(now))
@@ -213,16 +221,16 @@ class StateTracker:
         present: list[CellEvidence | SummedEvidence] = []
         start = self._window_start if self._window_start is not None else math.inf
         for c in cells:
-            recorded = self._recorded_by.get(c)
-            since = self._since_recorded.get(c)
+            recording = self._recordings.get(c)
             now = self._evidence.get(c)
-            if recorded is None or since is None:
+            if recording is None:
                 # Not recorded by this tracker (taken over mid-game): as without the record.
                 across.append(self._history.get(c) or now or empty)
                 present.append(now or self._history.get(c) or empty)
                 continue
+            recorded, since = recording.readings, recording.since
             across.append(SummedEvidence(recorded, since))
-            if self._recorded_at[c] >= start:
+            if recording.at >= start:
                 present.append(now or recorded)  # recorded in this settle: one view
             else:
                 present.append(SummedEvidence(recorded, now or since))
@@ -380,9 +388,7 @@ class StateTracker:
     def _new_game_evidence(self, occupied: set[Cell]) -> None:
         """A game starts: only the pieces standing now keep their readings."""
         self._guessed.clear()
-        self._recorded_by.clear()
-        self._recorded_at.clear()
-        self._since_recorded.clear()
+        self._recordings.clear()
         self._hidden_guess.clear()
         self._history = {c: e for c, e in self._history.items() if c in occupied}
         self._arrival_odds.clear()
@@ -483,9 +489,8 @@ class StateTracker:
             # The cell's history starts with the readings that recorded its piece: what it
             # held before (a neighbour's echo, a phantom, a hand) was not this piece.
             self._history[cell] = evidence.copy(self.config.history_frames)
-            self._recorded_by[cell] = evidence.copy()
-            self._recorded_at[cell] = now
-            self._since_recorded[cell] = CellEvidence(self.config.history_frames)
+            self._recordings[cell] = _Recording(
+                evidence.copy(), now, CellEvidence(self.config.history_frames))
             events += game.place(cell, best, now)
             unplayed.remove(best)
         return events
@@ -520,7 +525,8 @@ class StateTracker:
         events += game.undo(now, "gone after a hand came and went")
         # What a later piece on this cell must not inherit. (Its history, clearest view and
         # missing-piece timer clear themselves once the cell is neither recorded nor read
-        # occupied; its recording readings are only consulted for recorded cells.)
+        # occupied.)
+        self._recordings.pop(last.cell, None)
         self._arrival_odds.pop(last.cell, None)
         self._guessed.discard(last.cell)
         self._hidden_guess.discard(last.cell)
@@ -595,7 +601,8 @@ class StateTracker:
         record = dict(game.board.items())
         p = cfg.repair_confidence
         repair = propose_repair(record, visible, min_gain=math.log(p / (1.0 - p)),
-                                max_cells=cfg.repair_max_cells, recorded_by=self._recorded_by,
+                                max_cells=cfg.repair_max_cells,
+                                recorded_by={c: r.readings for c, r in self._recordings.items()},
                                 recorded_weight=cfg.repair_recorded_weight)
         if repair is None:
             return []
