@@ -214,7 +214,7 @@ def sample_piece_set(
     foot = cell_diameter_m * float(rng.uniform(0.56, 0.70))
     short = foot * float(rng.uniform(1.0, 1.5))
     tall = short * float(rng.uniform(1.5, 2.1))
-    round_over_square = 1.0 + 0.24 * (float(rng.uniform(0.93, 1.0)) - 0.93) / 0.07
+    round_over_square = float(rng.uniform(1.0, 1.24))  # the draw the square/round ratio had
     return PieceSet(
         material=finish.material,
         light_rgb=finish.light_rgb,
