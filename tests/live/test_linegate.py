@@ -1,6 +1,9 @@
 """A Quarto is announced only when the readings are sure of the line: line confidence, the
 gate that holds unconfirmed lines, and the tracker using it frame by frame."""
 
+import itertools
+import math
+
 import pytest
 
 from tests.live.test_tracker import Feed, types
@@ -13,6 +16,7 @@ from vision.live.evidence import (
 from vision.live.linegate import LineGate
 from vision.live.tracker import StateTracker, TrackerConfig, readings_from_pieces
 from vision.rules import Cell, Piece
+from vision.rules.pieces import ALL_PIECES
 
 A1 = Cell.from_name("a1")
 
@@ -49,7 +53,6 @@ def test_joint_posteriors_keep_a_piece_read_surely_elsewhere_off_an_ambiguous_ce
     assert sum(second.values()) == pytest.approx(1.0)
     assert max(first, key=first.get) == Piece.from_symbol("DSTH")
     assert max(second, key=second.get) == Piece.from_symbol("DSTS")
-    # exact marginal 0.71 (brute force); the Sinkhorn approximation is more cautious
     assert second[Piece.from_symbol("DSTS")] > alone[Piece.from_symbol("DSTS")] + 0.15
     # no piece is spread over more than one cell in total
     assert all(first[p] + second[p] <= 1.0 + 1e-4 for p in first)
@@ -59,6 +62,43 @@ def test_joint_posteriors_keep_a_piece_read_surely_elsewhere_off_an_ambiguous_ce
     assert joint_posteriors([]) == []
     with pytest.raises(ValueError):
         joint_posteriors([sure] * 17)
+
+
+def _brute_force_marginals(evidences):
+    """Marginals of every distinct assignment of pieces to the cells, enumerated."""
+    weights = [[math.exp(e.score(p)) for p in ALL_PIECES] for e in evidences]
+    out = [[0.0] * len(ALL_PIECES) for _ in evidences]
+    for pieces in itertools.permutations(range(len(ALL_PIECES)), len(evidences)):
+        w = math.prod(weights[i][j] for i, j in enumerate(pieces))
+        for i, j in enumerate(pieces):
+            out[i][j] += w
+    return [[v / sum(row) for v in row] for row in out]
+
+
+def test_joint_posteriors_are_the_exact_marginals_of_distinct_assignments():
+    evidences = [
+        _evidence("DSTH", top=0.55),
+        _evidence("DSTS", height=0.4, color=0.7),
+        _evidence("LRTH", confidence=0.8),
+        _evidence("DSTH", confidence=0.6),
+    ]
+    want = _brute_force_marginals(evidences)
+    got = joint_posteriors(evidences)
+    for row, expected in zip(got, want, strict=True):
+        assert [row[p] for p in ALL_PIECES] == pytest.approx(expected, abs=1e-9)
+
+
+def test_on_a_full_board_a_piece_nobody_can_see_is_what_the_others_leave():
+    hidden = Piece.from_symbol("DRSS")
+    others = [p for p in ALL_PIECES if p != hidden]
+    evidences = [_evidence(p.symbol, confidence=0.99) for p in others]
+    unread = CellEvidence(6)  # not one reading
+    (*_, last) = joint_posteriors([*evidences, unread])
+    assert last[hidden] > 0.9
+    # with one cell fewer, the unread cell may hold either piece left
+    (*_, last) = joint_posteriors([*evidences[1:], unread])
+    assert last[hidden] == pytest.approx(last[others[0]], rel=0.2)
+    assert last[hidden] < 0.6
 
 
 def test_line_confidence_is_the_best_shared_value():
