@@ -91,3 +91,132 @@ def test_bad_input_raises(scenes: list[tuple[np.ndarray, Label]]) -> None:
         read_cells_learned(image.astype(np.float32), label.board_view)
     with pytest.raises(ValueError, match="view"):
         read_cells_learned(image, "board")  # type: ignore[arg-type]
+
+
+def test_patches_of_some_cells_are_those_among_all(
+    scenes: list[tuple[np.ndarray, Label]]
+) -> None:
+    from vision.learn.patches import cell_patches
+
+    image, label = scenes[0]
+    assert label.board_view is not None
+    every = cell_patches(image, label.board_view)
+    rows = [9, 0, 15, 4]
+    some = cell_patches(image, label.board_view, cells=rows)
+    assert np.array_equal(some.images, every.images[rows])
+    assert np.array_equal(some.scalars, every.scalars[rows])
+    assert np.allclose(some.centers_px, every.centers_px[rows])
+
+
+def _fake_plane_model(sure_scale: float):
+    """A stand-in network whose shape and top readings are sure only when its tall plane is
+    at ``sure_scale`` times the packaged one (the patch images carry the plane height)."""
+    from vision.learn.patches import PatchConfig
+
+    base = PatchConfig()
+    columns = ("occupied", "color", "shape", "height", "top", "visible", "top_visible")
+
+    class Fake:
+        patches = base
+        outputs = columns
+
+        def column(self, name: str) -> int:
+            return columns.index(name)
+
+        def predict_patches(self, images: np.ndarray, scalars: np.ndarray) -> np.ndarray:
+            scale = float(images[0, 0, 0, 0])
+            sure = abs(scale - sure_scale) < 1e-6
+            out = np.full((len(images), len(columns)), 0.5, np.float32)
+            out[:, columns.index("shape")] = 0.97 if sure else 0.6
+            out[:, columns.index("top")] = 0.02 if sure else 0.45
+            out[:, columns.index("height")] = 0.1  # must not be taken from the search
+            return out
+
+    return Fake(), base, columns
+
+
+def test_plane_search_takes_shape_and_top_from_the_surest_planes(monkeypatch) -> None:
+    import types
+
+    import vision.learn.patches as patches_module
+    import vision.learn.sampling as sampling_module
+    from vision.learn.config import LearnedReaderConfig
+    from vision.learn.patches import CellPatches
+    from vision.learn.reader import _read_tops_on_best_planes
+
+    model, base, columns = _fake_plane_model(0.75)
+    elevation = {"deg": 30.0}
+
+    def fake_patches(frame, view, *, config, cells):
+        scale = config.plane_heights_m[2] / base.plane_heights_m[2]
+        images = np.full((len(cells), 4, 32, 32), scale, np.float32)
+        return CellPatches(images, np.zeros((len(cells), 9), np.float32),
+                           np.zeros(len(cells)), np.zeros((len(cells), 2)))
+
+    def fake_frames(view):
+        return types.SimpleNamespace(elevation_rad=np.full(16, np.radians(elevation["deg"])))
+
+    monkeypatch.setattr(patches_module, "cell_patches", fake_patches)
+    monkeypatch.setattr(sampling_module, "cell_frames", fake_frames)
+    col = {name: i for i, name in enumerate(columns)}
+
+    def first_reading() -> np.ndarray:
+        prob = np.full((16, len(columns)), 0.5)
+        prob[:, col["occupied"]] = [0.9] * 6 + [0.1] * 10  # six pieces
+        prob[:, col["visible"]] = 0.9
+        prob[:, col["top_visible"]] = [0.9] * 5 + [0.05] * 11  # the sixth top is hidden
+        prob[:, col["shape"]] = 0.55
+        prob[:, col["top"]] = 0.5
+        prob[:, col["height"]] = 0.8
+        return prob
+
+    def search(prob: np.ndarray, **knobs: float) -> None:
+        cfg = LearnedReaderConfig(plane_scales=(0.75, 1.2), **knobs)
+        frame = np.zeros((8, 8, 3), np.uint8)
+        _read_tops_on_best_planes(frame, None, model, prob, col, cfg)  # type: ignore[arg-type]
+
+    def mean_odds(a: float, b: float) -> float:
+        z = 0.5 * (np.log(a / (1 - a)) + np.log(b / (1 - b)))
+        return float(1.0 / (1.0 + np.exp(-z)))
+
+    prob = first_reading()
+    search(prob)
+    # the first reading's and the surest planes' log-odds, averaged
+    assert np.allclose(prob[:6, col["shape"]], mean_odds(0.55, 0.97))
+    assert np.allclose(prob[:5, col["top"]], mean_odds(0.5, 0.02))
+    assert prob[5, col["top"]] == 0.5  # a top out of view keeps its reading
+    assert np.allclose(prob[6:, col["shape"]], 0.55)  # empty cells untouched
+    assert np.allclose(prob[:, col["height"]], 0.8)  # heights stay with the model's planes
+
+    # Seen from high up, other planes hardly move a top: no search.
+    elevation["deg"] = 60.0
+    prob = first_reading()
+    search(prob)
+    assert np.array_equal(prob, first_reading())
+    elevation["deg"] = 30.0
+
+    # A gain under the margin is not taken (here the first reading is nearly as sure).
+    prob = first_reading()
+    prob[:6, col["shape"]] = 0.96
+    prob[:5, col["top"]] = 0.03
+    before = prob.copy()
+    search(prob, plane_search_margin=0.05)
+    assert np.array_equal(prob, before)
+    search(prob, plane_search_margin=0.0)
+    assert np.allclose(prob[:6, col["shape"]], mean_odds(0.96, 0.97))
+
+    # When the model's own planes read surest, nothing changes.
+    model, base, columns = _fake_plane_model(1.0)
+    prob = first_reading()
+    prob[:6, col["shape"]] = 0.99
+    before = prob.copy()
+    search(prob)
+    assert np.array_equal(prob, before)
+
+
+def test_plane_scales_are_checked() -> None:
+    from vision.learn.config import LearnedReaderConfig
+
+    assert LearnedReaderConfig(plane_scales=()).plane_scales == ()
+    with pytest.raises(ValueError, match="plane_scales"):
+        LearnedReaderConfig(plane_scales=(0.0,))

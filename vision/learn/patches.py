@@ -20,6 +20,7 @@ scene (columns reversed) is as likely as the scene, which training uses to doubl
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, fields
 
 import numpy as np
@@ -137,15 +138,18 @@ def patch_points_m(frames: CellFrames, cfg: PatchConfig) -> FloatArray:
 
 
 def cell_patches(
-    frame_bgr: NDArray[np.uint8], view: BoardView, *, config: PatchConfig | None = None
+    frame_bgr: NDArray[np.uint8], view: BoardView, *, config: PatchConfig | None = None,
+    cells: Sequence[int] | None = None,
 ) -> CellPatches:
-    """Tiled, board-relative patches of the 16 cells.
+    """Tiled, board-relative patches of the 16 cells (or of ``cells`` only).
 
     Parameters
     ----------
     frame_bgr : (H, W, 3) uint8 BGR image.
     view : the board (camera and pose) the cells are read with.
     config : patch layout; must be the one the model was trained with.
+    cells : indices (``ALL_CELLS`` order) of the cells wanted, in the order wanted; each
+        one's patch is the same as among all 16 (default: all 16).
 
     Raises
     ------
@@ -157,8 +161,9 @@ def cell_patches(
         raise ValueError(f"view must be a BoardView, got {type(view).__name__}")
     check_frame(frame_bgr)
     frames = cell_frames(view)
-    n, k = cfg.size, len(frames.centers)
-    pts_m = patch_points_m(frames, cfg).reshape(k, -1, 3)
+    rows = np.arange(len(frames.centers)) if cells is None else np.asarray(cells, np.int64)
+    n, k = cfg.size, len(rows)
+    pts_m = patch_points_m(frames, cfg).reshape(len(frames.centers), -1, 3)[rows]
     step_m = 2.0 * cfg.plane_half_width_m / (n - 1)
     step_px = lateral_step_px(view, frames, step_m)
     level = np.floor(np.log2(np.maximum(step_px, 1e-6) / cfg.min_step_px)).astype(np.int64)
@@ -175,11 +180,18 @@ def cell_patches(
         (x0, y0), (x1, y1) = inside.min(axis=0), inside.max(axis=0)
         window = (float(x0), float(y0), float(x1), float(y1))
     pyr = Pyramid(frame_bgr, cfg.max_level, window_xyxy=window)
-    lv = np.concatenate([np.repeat(level, n_pts), np.full(len(ref_m), int(np.median(level)))])
+    lv = np.concatenate([np.repeat(level[rows], n_pts),
+                         np.full(len(ref_m), int(np.median(level)))])
     lab, valid = pyr.sample_lab(all_px, lv)
     cell_lab = lab[: k * n_pts].reshape(k, n_pts, 3)
     cell_valid = valid[: k * n_pts].reshape(k, n_pts)
-    board, local = board_colours(lab[k * n_pts:], valid[k * n_pts:], corners, cell_lab,
+    if cells is not None and not valid[k * n_pts:].any():
+        # No board point between the cells in view: the board's colour falls back on every
+        # cell's samples, so the patches of a few cells need those of all 16.
+        whole = cell_patches(frame_bgr, view, config=cfg)
+        return CellPatches(whole.images[rows], whole.scalars[rows],
+                           whole.elevation_deg[rows], whole.centers_px[rows])
+    board, local = board_colours(lab[k * n_pts:], valid[k * n_pts:], corners[rows], cell_lab,
                                  cell_valid)
 
     rel = (cell_lab - board[None, None, :]) / cfg.lab_scale
@@ -195,12 +207,12 @@ def cell_patches(
         (local - board[None, :]) / cfg.lab_scale,
         np.tile([board[0] / 50.0 - 1.0, board[1] / cfg.lab_scale, board[2] / cfg.lab_scale],
                 (k, 1)),
-        np.sin(frames.elevation_rad),
-        np.cos(frames.elevation_rad),
-        np.log2(np.maximum(step_px / (100.0 * step_m), 1e-3)) / 4.0,
+        np.sin(frames.elevation_rad[rows]),
+        np.cos(frames.elevation_rad[rows]),
+        np.log2(np.maximum(step_px[rows] / (100.0 * step_m), 1e-3)) / 4.0,
     ]).astype(np.float32)
-    return CellPatches(images, scalars, np.degrees(frames.elevation_rad),
-                       view.project(frames.centers))
+    return CellPatches(images, scalars, np.degrees(frames.elevation_rad[rows]),
+                       view.project(frames.centers[rows]))
 
 
 def mirror_patches(images: NDArray[np.float32]) -> NDArray[np.float32]:

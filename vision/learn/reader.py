@@ -61,6 +61,74 @@ def _with_board_heights(
     return np.asarray(np.clip(1.0 / (1.0 + np.exp(-z)), cfg.p_floor, 1.0 - cfg.p_floor))
 
 
+def _logit(p: NDArray[np.float64]) -> NDArray[np.float64]:
+    return np.asarray(np.log(p / (1.0 - p)))
+
+
+def _sureness(values: list[NDArray[np.float64]]) -> float:
+    """Mean negative entropy (nats) of the probabilities: 0 when every reading is certain,
+    -log 2 when every one is a coin toss."""
+    p = np.concatenate(values)
+    return float(np.mean(p * np.log(p) + (1.0 - p) * np.log(1.0 - p)))
+
+
+def _read_tops_on_best_planes(
+    frame_bgr: NDArray[np.uint8], view: BoardView, model: ConvCellModel,
+    prob: NDArray[np.float64], col: dict[str, int], cfg: LearnedReaderConfig,
+) -> None:
+    """Read shape and top again on planes at other heights; keep the surest (in place).
+
+    The network reads a top on horizontal planes at a short and a tall piece's height
+    (``PatchConfig.plane_heights_m``). A set whose pieces are much lower or higher than those
+    shows its tops out of place and blurred there, and round and square, solid and hollow
+    get harder to tell. Each of ``cfg.plane_scales`` scales both heights (a set's heights
+    scale together); the scale under which the occupied cells' shape and top are read most
+    surely (mean negative entropy over the cells in view, the top only where it is in view)
+    is the one nearest the set; when it beats the model's own planes by
+    ``cfg.plane_search_margin``, its shape and top odds replace the first reading's. It runs
+    only below ``cfg.plane_search_max_elevation_deg``, where a wrong plane moves a top far.
+    Height, colour, occupancy and visibility stay with the model's own planes, which they
+    were calibrated on (heights read on moved planes got worse on dev renders).
+    """
+    from dataclasses import replace
+
+    from vision.learn.patches import cell_patches
+    from vision.learn.sampling import cell_frames
+
+    seen = ((prob[:, col["occupied"]] >= cfg.occupied_threshold)
+            & (prob[:, col["visible"]] >= cfg.min_visible))
+    rows = np.flatnonzero(seen)
+    if len(rows) == 0:
+        return
+    elevation = np.degrees(np.median(cell_frames(view).elevation_rad[rows]))
+    if elevation >= cfg.plane_search_max_elevation_deg:
+        return
+    top_seen = prob[rows, col["top_visible"]] >= cfg.min_top_visible
+    shape_c, top_c = col["shape"], col["top"]
+
+    def parts(p: NDArray[np.float64]) -> list[NDArray[np.float64]]:
+        return [p[:, shape_c], p[top_seen, top_c]]
+
+    best: NDArray[np.float64] | None = None
+    best_sure = _sureness(parts(prob[rows])) + cfg.plane_search_margin
+    for scale in cfg.plane_scales:
+        heights = tuple(h * scale for h in model.patches.plane_heights_m)
+        patches = cell_patches(frame_bgr, view, cells=rows.tolist(),
+                               config=replace(model.patches, plane_heights_m=heights))
+        p = model.predict_patches(patches.images, patches.scalars)
+        q = np.clip(p.astype(np.float64), cfg.p_floor, 1.0 - cfg.p_floor)
+        sure = _sureness(parts(q))
+        if sure > best_sure:
+            best, best_sure = q, sure
+    if best is not None:
+        # The mean of the two readings' log-odds, not the new one alone: the surest of a few
+        # readings is surer than it should be, and the line check trusts these odds.
+        for c, sel in ((shape_c, slice(None)), (top_c, top_seen)):
+            here = rows[sel]
+            z = 0.5 * (_logit(prob[here, c]) + _logit(best[sel, c]))
+            prob[here, c] = 1.0 / (1.0 + np.exp(-z))
+
+
 def read_cells_learned(
     frame_bgr: NDArray[np.uint8],
     view: BoardView,
@@ -97,6 +165,8 @@ def read_cells_learned(
     raw, centers_px = m.predict(frame_bgr, view)
     prob = np.clip(raw.astype(np.float64), cfg.p_floor, 1.0 - cfg.p_floor)
     col = {name: m.column(name) for name in m.outputs}
+    if cfg.plane_scales:
+        _read_tops_on_best_planes(frame_bgr, view, m, prob, col, cfg)
     if "top_size" in col and cfg.board_heights.weight > 0:
         prob[:, col["height"]] = _with_board_heights(raw, prob, col, view, cfg)
     odds: list[dict[str, float | None]] = []
