@@ -214,6 +214,60 @@ def test_plane_search_takes_shape_and_top_from_the_surest_planes(monkeypatch) ->
     assert np.array_equal(prob, before)
 
 
+def test_plane_memory_chooses_from_every_reading(monkeypatch) -> None:
+    import types
+
+    import vision.learn.patches as patches_module
+    import vision.learn.sampling as sampling_module
+    from vision.learn.config import LearnedReaderConfig
+    from vision.learn.patches import CellPatches
+    from vision.learn.reader import PlaneMemory, _read_tops_on_best_planes
+
+    memory = PlaneMemory()
+    memory.add({1.0: -0.5, 0.75: -0.2}, 10)
+    memory.add({1.0: -0.3, 0.75: -0.4}, 30)
+    assert memory.means() == pytest.approx({1.0: -0.35, 0.75: -0.35})
+
+    # Many readings so far were surest at 0.75; this frame alone favours 1.2.
+    sure_now = {0.75: 0.7, 1.2: 0.9}
+    base = patches_module.PatchConfig()
+    columns = ("occupied", "color", "shape", "height", "top", "visible", "top_visible")
+
+    class Fake:
+        patches = base
+        outputs = columns
+
+        def predict_patches(self, images: np.ndarray, scalars: np.ndarray) -> np.ndarray:
+            scale = round(float(images[0, 0, 0, 0]), 2)
+            out = np.full((len(images), len(columns)), 0.5, np.float32)
+            out[:, columns.index("shape")] = sure_now[scale]
+            out[:, columns.index("top")] = 0.5
+            return out
+
+    def fake_patches(frame, view, *, config, cells):
+        scale = config.plane_heights_m[2] / base.plane_heights_m[2]
+        return CellPatches(np.full((len(cells), 4, 32, 32), scale, np.float32),
+                           np.zeros((len(cells), 9), np.float32), np.zeros(len(cells)),
+                           np.zeros((len(cells), 2)))
+
+    monkeypatch.setattr(patches_module, "cell_patches", fake_patches)
+    monkeypatch.setattr(sampling_module, "cell_frames",
+                        lambda view: types.SimpleNamespace(elevation_rad=np.full(16, 0.5)))
+    col = {name: i for i, name in enumerate(columns)}
+    prob = np.full((16, len(columns)), 0.5)
+    prob[:4, col["occupied"]] = 0.9
+    prob[:, col["visible"]] = prob[:, col["top_visible"]] = 0.9
+    prob[:4, col["shape"]] = 0.6
+    memory = PlaneMemory()
+    memory.add({1.0: -0.6, 0.75: -0.1, 1.2: -0.6}, 200)
+    cfg = LearnedReaderConfig(plane_scales=(0.75, 1.2))
+    frame = np.zeros((8, 8, 3), np.uint8)
+    _read_tops_on_best_planes(frame, None, Fake(), prob, col, cfg, memory)  # type: ignore[arg-type]
+    z = 0.5 * (np.log(0.6 / 0.4) + np.log(0.7 / 0.3))  # averaged with 0.75's reading
+    assert np.allclose(prob[:4, col["shape"]], 1.0 / (1.0 + np.exp(-z)))
+    assert set(memory.means()) == {1.0, 0.75, 1.2}
+
+
 def test_plane_scales_are_checked() -> None:
     from vision.learn.config import LearnedReaderConfig
 

@@ -16,6 +16,7 @@ the colours of all the pieces on the board say about each one's light/dark
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING
 
 import numpy as np
 from numpy.typing import NDArray
@@ -32,6 +33,9 @@ from vision.read.exposure import ExposureConfig, normalise_exposure
 from vision.read.observation import CellReading, Observation
 from vision.read.reader import CellFeatures
 from vision.rules.pieces import ATTRIBUTES
+
+if TYPE_CHECKING:
+    from vision.learn.reader import PlaneMemory
 
 #: Probabilities are kept this far from 0 and 1 before taking log-odds.
 _EPS = 1e-4
@@ -164,6 +168,7 @@ def read_cells_fused(
     colours: BoardColourConfig | None = None,
     exposure: ExposureConfig | None = None,
     calibration: OddsCalibration | None = None,
+    planes: PlaneMemory | None = None,
 ) -> Observation:
     """Read a board with both the hand-crafted and the learned reader (the reader ``analyze``
     and ``watch`` use).
@@ -185,6 +190,7 @@ def read_cells_fused(
     calibration : temperatures of the attribute odds by visible fraction
         (``vision.learn.odds_calibration``; default: the packaged fit,
         ``OddsCalibration.identity()`` switches it off).
+    planes : the learned reader's plane-scale memory (``vision.learn.reader.PlaneMemory``).
 
     Returns
     -------
@@ -205,7 +211,7 @@ def read_cells_fused(
     frame_bgr, _ = normalise_exposure(frame_bgr, view, exposure)
     feats = measure_cells(frame_bgr, view)
     hand = observe_cells(feats, view)
-    learned = read_cells_learned(frame_bgr, view, model=model, config=config)
+    learned = read_cells_learned(frame_bgr, view, model=model, config=config, planes=planes)
     occ, odds = _fused_odds(hand, learned, weights)
     visible = [min(a.visible_fraction, b.visible_fraction)
                for a, b in zip(hand.cells, learned.cells, strict=True)]

@@ -72,9 +72,34 @@ def _sureness(values: list[NDArray[np.float64]]) -> float:
     return float(np.mean(p * np.log(p) + (1.0 - p) * np.log(1.0 - p)))
 
 
+class PlaneMemory:
+    """How surely the tops of one set were read at each plane scale, over many readings.
+
+    A set of pieces does not change during a game, so ``watch`` keeps one memory per
+    session and the plane scale is chosen from every reading so far rather than from one
+    frame (:func:`read_cells_learned`, ``planes=``): one frame's few pieces choose by
+    chance when the scales read nearly alike.
+    """
+
+    def __init__(self) -> None:
+        self._total: dict[float, float] = {}
+        self._count: dict[float, int] = {}
+
+    def add(self, sureness: dict[float, float], readings: int) -> None:
+        """One frame's mean sureness per scale, over ``readings`` readings."""
+        for scale, value in sureness.items():
+            self._total[scale] = self._total.get(scale, 0.0) + value * readings
+            self._count[scale] = self._count.get(scale, 0) + readings
+
+    def means(self) -> dict[float, float]:
+        """Mean sureness per reading at each scale seen."""
+        return {s: self._total[s] / self._count[s] for s in self._total if self._count[s]}
+
+
 def _read_tops_on_best_planes(
     frame_bgr: NDArray[np.uint8], view: BoardView, model: ConvCellModel,
     prob: NDArray[np.float64], col: dict[str, int], cfg: LearnedReaderConfig,
+    memory: PlaneMemory | None = None,
 ) -> None:
     """Read shape and top again on planes at other heights; keep the surest (in place).
 
@@ -83,12 +108,13 @@ def _read_tops_on_best_planes(
     shows its tops out of place and blurred there, and round and square, solid and hollow
     get harder to tell. Each of ``cfg.plane_scales`` scales both heights (a set's heights
     scale together); the scale under which the occupied cells' shape and top are read most
-    surely (mean negative entropy over the cells in view, the top only where it is in view)
-    is the one nearest the set; when it beats the model's own planes by
-    ``cfg.plane_search_margin``, its shape and top odds replace the first reading's. It runs
-    only below ``cfg.plane_search_max_elevation_deg``, where a wrong plane moves a top far.
-    Height, colour, occupancy and visibility stay with the model's own planes, which they
-    were calibrated on (heights read on moved planes got worse on dev renders).
+    surely (mean negative entropy over the cells in view, the top only where it is in view;
+    with a ``memory``, over every reading it holds too) is the one nearest the set; when it
+    beats the model's own planes by ``cfg.plane_search_margin``, its shape and top odds are
+    averaged into the first reading's. It runs only below
+    ``cfg.plane_search_max_elevation_deg``, where a wrong plane moves a top far. Height,
+    colour, occupancy and visibility stay with the model's own planes, which they were
+    calibrated on (heights read on moved planes got worse on dev renders).
     """
     from dataclasses import replace
 
@@ -109,24 +135,30 @@ def _read_tops_on_best_planes(
     def parts(p: NDArray[np.float64]) -> list[NDArray[np.float64]]:
         return [p[:, shape_c], p[top_seen, top_c]]
 
-    best: NDArray[np.float64] | None = None
-    best_sure = _sureness(parts(prob[rows])) + cfg.plane_search_margin
+    sureness = {1.0: _sureness(parts(prob[rows]))}
+    readings: dict[float, NDArray[np.float64]] = {}
     for scale in cfg.plane_scales:
+        if scale == 1.0:
+            continue
         heights = tuple(h * scale for h in model.patches.plane_heights_m)
         patches = cell_patches(frame_bgr, view, cells=rows.tolist(),
                                config=replace(model.patches, plane_heights_m=heights))
         p = model.predict_patches(patches.images, patches.scalars)
-        q = np.clip(p.astype(np.float64), cfg.p_floor, 1.0 - cfg.p_floor)
-        sure = _sureness(parts(q))
-        if sure > best_sure:
-            best, best_sure = q, sure
-    if best is not None:
-        # The mean of the two readings' log-odds, not the new one alone: the surest of a few
-        # readings is surer than it should be, and the line check trusts these odds.
-        for c, sel in ((shape_c, slice(None)), (top_c, top_seen)):
-            here = rows[sel]
-            z = 0.5 * (_logit(prob[here, c]) + _logit(best[sel, c]))
-            prob[here, c] = 1.0 / (1.0 + np.exp(-z))
+        readings[scale] = np.clip(p.astype(np.float64), cfg.p_floor, 1.0 - cfg.p_floor)
+        sureness[scale] = _sureness(parts(readings[scale]))
+    if memory is not None:
+        memory.add(sureness, len(rows) + int(top_seen.sum()))
+        sureness = memory.means()
+    pick = max(readings, key=lambda s: sureness[s], default=None)
+    if pick is None or sureness[pick] <= sureness[1.0] + cfg.plane_search_margin:
+        return
+    best = readings[pick]
+    # The mean of the two readings' log-odds, not the new one alone: the surest of a few
+    # readings is surer than it should be, and the line check trusts these odds.
+    for c, sel in ((shape_c, slice(None)), (top_c, top_seen)):
+        here = rows[sel]
+        z = 0.5 * (_logit(prob[here, c]) + _logit(best[sel, c]))
+        prob[here, c] = 1.0 / (1.0 + np.exp(-z))
 
 
 def read_cells_learned(
@@ -135,6 +167,7 @@ def read_cells_learned(
     *,
     model: ConvCellModel | None = None,
     config: LearnedReaderConfig | None = None,
+    planes: PlaneMemory | None = None,
 ) -> Observation:
     """Read all 16 cells of a board with the learned classifier.
 
@@ -145,6 +178,8 @@ def read_cells_learned(
         ``Observation.empty()``.
     model : the classifier (default: the packaged convolutional network).
     config : decision knobs.
+    planes : the plane-scale memory of the set being read (``watch`` keeps one per session),
+        so that the scale follows every reading so far; default: this frame alone.
 
     Returns
     -------
@@ -166,7 +201,7 @@ def read_cells_learned(
     prob = np.clip(raw.astype(np.float64), cfg.p_floor, 1.0 - cfg.p_floor)
     col = {name: m.column(name) for name in m.outputs}
     if cfg.plane_scales:
-        _read_tops_on_best_planes(frame_bgr, view, m, prob, col, cfg)
+        _read_tops_on_best_planes(frame_bgr, view, m, prob, col, cfg, planes)
     if "top_size" in col and cfg.board_heights.weight > 0:
         prob[:, col["height"]] = _with_board_heights(raw, prob, col, view, cfg)
     odds: list[dict[str, float | None]] = []

@@ -258,12 +258,16 @@ def default_session(
     """A session with the real board tracker (or ``locator``, e.g. a board lock) and the fused
     cell reader: what ``watch`` runs (``config``: the live loop's knobs, default
     :class:`SessionConfig`)."""
+    from functools import partial
+
     from vision.learn.fuse import read_cells_fused
+    from vision.learn.reader import PlaneMemory
     from vision.locate.tracker import BoardTracker
 
     return WatchSession(
         locator or BoardTracker(intrinsics=intrinsics).update,
-        read_cells_fused,
+        # One set of pieces per session: its top planes are chosen from every reading.
+        partial(read_cells_fused, planes=PlaneMemory()),
         log_dir=log_dir,
         rules=rules,
         policy=policy,
