@@ -142,27 +142,28 @@ class LearnedReaderConfig:
     #: ``top_size`` output).
     board_heights: BoardHeightConfig = field(default_factory=BoardHeightConfig)
     #: The tops are also read on patch planes at these multiples of the model's own plane
-    #: heights, and shape and top are taken from the heights whose reading is surest
-    #: (:func:`vision.learn.reader.read_cells_learned`). Sets differ in height: a top is
-    #: sharp and in place only on the plane at its own height, so the surest reading is the
-    #: nearest plane. Empty switches the search off. Chosen on dev renders 1340000-299 and
-    #: 1260000-299 (session 17; fused reader, true board): a set's heights scale together,
-    #: so one scale per board. Pieces wrong of 4294: none 170, (0.75,) 161, (0.75, 1.2) 155
-    #: (shape 39 -> 27, top 30 -> 16); 16 (short, tall) pairs, tried offline, 149; the true
-    #: heights 119. Each scale costs a network pass over the occupied cells (~4.5 ms).
+    #: heights, and the shape and top odds of the heights whose reading is surest are
+    #: averaged in (:func:`vision.learn.reader.read_cells_learned`). Sets differ in height: a
+    #: top is sharp and in place only on the plane at its own height, so the surest reading
+    #: is the nearest plane. Empty switches the search off. Chosen on dev renders
+    #: 1340000-299 and 1260000-299 (session 17; fused reader, true board): a set's heights
+    #: scale together, so one scale per board. Pieces wrong of 4294, with the limit and the
+    #: margin below: none 170, (0.75, 1.2) 148 (shape 39 -> 29, top 30 -> 16), 0.75 alone
+    #: about 159; 16 (short, tall) pairs, tried offline, about 150; the true heights 119.
+    #: Each scale costs a network pass over the occupied cells (~4.5 ms).
     plane_scales: tuple[float, ...] = (0.75, 1.2)
     #: The search runs only where the camera looks at the occupied cells from below this
     #: elevation (degrees, median over the cells): a plane ``dh`` too high or low moves a top
     #: by ``dh / tan(elevation)`` in the patch, a large shift below 45 degrees and a small
     #: one above, where the planes' readings differ by little more than noise. On the dev
-    #: renders every piece the search fixed was below 45 degrees; above, it broke 8 and
-    #: fixed 2.
+    #: renders, searching everywhere, it fixed 27 pieces and broke 6 at 25-40 degrees, and
+    #: fixed 2 and broke 8 from 40 degrees up.
     plane_search_max_elevation_deg: float = 45.0
     #: Other planes are taken only when they read shape and top surer by at least this many
     #: nats per reading (mean negative entropy): a set far from the model's planes gains a
     #: lot (0.1-0.2), one near them a few hundredths by chance. Dev renders: of the boards
     #: whose gain was under 0.02, the search fixed 5 pieces and broke 9; above, fixed 24 and
-    #: broke 5. A chance gain also makes wrong readings surer, which the line check needs not.
+    #: broke 5. A chance gain also makes wrong readings surer, which misleads the line check.
     plane_search_margin: float = 0.02
 
     def __post_init__(self) -> None:
