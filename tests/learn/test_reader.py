@@ -108,141 +108,43 @@ def test_patches_of_some_cells_are_those_among_all(
     assert np.allclose(some.centers_px, every.centers_px[rows])
 
 
-def _fake_plane_model(sure_scale: float):
-    """A stand-in network whose shape and top readings are sure only when its tall plane is
-    at ``sure_scale`` times the packaged one (the patch images carry the plane height)."""
+COLUMNS = ("occupied", "color", "shape", "height", "top", "visible", "top_visible")
+COL = {name: i for i, name in enumerate(COLUMNS)}
+
+
+def _fake_plane_model(readings: dict[float, tuple[float, float]]):
+    """A stand-in network whose (shape, top) reading depends on its plane scale: ``readings``
+    maps a scale to them, any other scale reads (0.6, 0.45). Its patch images carry the scale
+    (see :func:`_fake_planes`)."""
     from vision.learn.patches import PatchConfig
 
+    class Fake:
+        patches = PatchConfig()
+        outputs = COLUMNS
+
+        def predict_patches(self, images: np.ndarray, scalars: np.ndarray) -> np.ndarray:
+            scale = round(float(images[0, 0, 0, 0]), 3)
+            shape, top = readings.get(scale, (0.6, 0.45))
+            out = np.full((len(images), len(COLUMNS)), 0.5, np.float32)
+            out[:, COL["shape"]] = shape
+            out[:, COL["top"]] = top
+            out[:, COL["height"]] = 0.1  # must not be taken from the search
+            return out
+
+    return Fake()
+
+
+@pytest.fixture
+def fake_planes(monkeypatch: pytest.MonkeyPatch) -> dict[str, float]:
+    """Patches that carry their plane scale, and cells seen at an elevation the test sets
+    (``fake_planes["deg"]``, 30 by default)."""
+    import types
+
+    import vision.learn.reader as reader_module
+    from vision.learn.patches import CellPatches, PatchConfig
+
     base = PatchConfig()
-    columns = ("occupied", "color", "shape", "height", "top", "visible", "top_visible")
-
-    class Fake:
-        patches = base
-        outputs = columns
-
-        def column(self, name: str) -> int:
-            return columns.index(name)
-
-        def predict_patches(self, images: np.ndarray, scalars: np.ndarray) -> np.ndarray:
-            scale = float(images[0, 0, 0, 0])
-            sure = abs(scale - sure_scale) < 1e-6
-            out = np.full((len(images), len(columns)), 0.5, np.float32)
-            out[:, columns.index("shape")] = 0.97 if sure else 0.6
-            out[:, columns.index("top")] = 0.02 if sure else 0.45
-            out[:, columns.index("height")] = 0.1  # must not be taken from the search
-            return out
-
-    return Fake(), base, columns
-
-
-def test_plane_search_takes_shape_and_top_from_the_surest_planes(monkeypatch) -> None:
-    import types
-
-    import vision.learn.patches as patches_module
-    import vision.learn.sampling as sampling_module
-    from vision.learn.config import LearnedReaderConfig
-    from vision.learn.patches import CellPatches
-    from vision.learn.reader import _read_tops_on_best_planes
-
-    model, base, columns = _fake_plane_model(0.75)
     elevation = {"deg": 30.0}
-
-    def fake_patches(frame, view, *, config, cells):
-        scale = config.plane_heights_m[2] / base.plane_heights_m[2]
-        images = np.full((len(cells), 4, 32, 32), scale, np.float32)
-        return CellPatches(images, np.zeros((len(cells), 9), np.float32),
-                           np.zeros(len(cells)), np.zeros((len(cells), 2)))
-
-    def fake_frames(view):
-        return types.SimpleNamespace(elevation_rad=np.full(16, np.radians(elevation["deg"])))
-
-    monkeypatch.setattr(patches_module, "cell_patches", fake_patches)
-    monkeypatch.setattr(sampling_module, "cell_frames", fake_frames)
-    col = {name: i for i, name in enumerate(columns)}
-
-    def first_reading() -> np.ndarray:
-        prob = np.full((16, len(columns)), 0.5)
-        prob[:, col["occupied"]] = [0.9] * 6 + [0.1] * 10  # six pieces
-        prob[:, col["visible"]] = 0.9
-        prob[:, col["top_visible"]] = [0.9] * 5 + [0.05] * 11  # the sixth top is hidden
-        prob[:, col["shape"]] = 0.55
-        prob[:, col["top"]] = 0.5
-        prob[:, col["height"]] = 0.8
-        return prob
-
-    def search(prob: np.ndarray, **knobs: float) -> None:
-        cfg = LearnedReaderConfig(plane_scales=(0.75, 1.2), **knobs)
-        frame = np.zeros((8, 8, 3), np.uint8)
-        _read_tops_on_best_planes(frame, None, model, prob, col, cfg)  # type: ignore[arg-type]
-
-    def mean_odds(a: float, b: float) -> float:
-        z = 0.5 * (np.log(a / (1 - a)) + np.log(b / (1 - b)))
-        return float(1.0 / (1.0 + np.exp(-z)))
-
-    prob = first_reading()
-    search(prob)
-    # the first reading's and the surest planes' log-odds, averaged
-    assert np.allclose(prob[:6, col["shape"]], mean_odds(0.55, 0.97))
-    assert np.allclose(prob[:5, col["top"]], mean_odds(0.5, 0.02))
-    assert prob[5, col["top"]] == 0.5  # a top out of view keeps its reading
-    assert np.allclose(prob[6:, col["shape"]], 0.55)  # empty cells untouched
-    assert np.allclose(prob[:, col["height"]], 0.8)  # heights stay with the model's planes
-
-    # Seen from high up, other planes hardly move a top: no search.
-    elevation["deg"] = 60.0
-    prob = first_reading()
-    search(prob)
-    assert np.array_equal(prob, first_reading())
-    elevation["deg"] = 30.0
-
-    # A gain under the margin is not taken (here the first reading is nearly as sure).
-    prob = first_reading()
-    prob[:6, col["shape"]] = 0.96
-    prob[:5, col["top"]] = 0.03
-    before = prob.copy()
-    search(prob, plane_search_margin=0.05)
-    assert np.array_equal(prob, before)
-    search(prob, plane_search_margin=0.0)
-    assert np.allclose(prob[:6, col["shape"]], mean_odds(0.96, 0.97))
-
-    # When the model's own planes read surest, nothing changes.
-    model, base, columns = _fake_plane_model(1.0)
-    prob = first_reading()
-    prob[:6, col["shape"]] = 0.99
-    before = prob.copy()
-    search(prob)
-    assert np.array_equal(prob, before)
-
-
-def test_plane_memory_chooses_from_every_reading(monkeypatch) -> None:
-    import types
-
-    import vision.learn.patches as patches_module
-    import vision.learn.sampling as sampling_module
-    from vision.learn.config import LearnedReaderConfig
-    from vision.learn.patches import CellPatches
-    from vision.learn.reader import PlaneMemory, _read_tops_on_best_planes
-
-    memory = PlaneMemory()
-    memory.add({1.0: -0.5, 0.75: -0.2}, 10)
-    memory.add({1.0: -0.3, 0.75: -0.4}, 30)
-    assert memory.means() == pytest.approx({1.0: -0.35, 0.75: -0.35})
-
-    # Many readings so far were surest at 0.75; this frame alone favours 1.2.
-    sure_now = {0.75: 0.7, 1.2: 0.9}
-    base = patches_module.PatchConfig()
-    columns = ("occupied", "color", "shape", "height", "top", "visible", "top_visible")
-
-    class Fake:
-        patches = base
-        outputs = columns
-
-        def predict_patches(self, images: np.ndarray, scalars: np.ndarray) -> np.ndarray:
-            scale = round(float(images[0, 0, 0, 0]), 2)
-            out = np.full((len(images), len(columns)), 0.5, np.float32)
-            out[:, columns.index("shape")] = sure_now[scale]
-            out[:, columns.index("top")] = 0.5
-            return out
 
     def fake_patches(frame, view, *, config, cells):
         scale = config.plane_heights_m[2] / base.plane_heights_m[2]
@@ -250,21 +152,97 @@ def test_plane_memory_chooses_from_every_reading(monkeypatch) -> None:
                            np.zeros((len(cells), 9), np.float32), np.zeros(len(cells)),
                            np.zeros((len(cells), 2)))
 
-    monkeypatch.setattr(patches_module, "cell_patches", fake_patches)
-    monkeypatch.setattr(sampling_module, "cell_frames",
-                        lambda view: types.SimpleNamespace(elevation_rad=np.full(16, 0.5)))
-    col = {name: i for i, name in enumerate(columns)}
-    prob = np.full((16, len(columns)), 0.5)
-    prob[:4, col["occupied"]] = 0.9
-    prob[:, col["visible"]] = prob[:, col["top_visible"]] = 0.9
-    prob[:4, col["shape"]] = 0.6
+    def fake_frames(view):
+        return types.SimpleNamespace(elevation_rad=np.full(16, np.radians(elevation["deg"])))
+
+    monkeypatch.setattr(reader_module, "cell_patches", fake_patches)
+    monkeypatch.setattr(reader_module, "cell_frames", fake_frames)
+    return elevation
+
+
+def _search(model, prob: np.ndarray, memory=None, **knobs: float) -> None:
+    from vision.learn.config import LearnedReaderConfig
+    from vision.learn.reader import _read_tops_on_best_planes
+
+    cfg = LearnedReaderConfig(plane_scales=(0.75, 1.2), **knobs)
+    frame = np.zeros((8, 8, 3), np.uint8)
+    _read_tops_on_best_planes(frame, None, model, prob, COL, cfg, memory)  # type: ignore[arg-type]
+
+
+def _mean_odds(a: float, b: float) -> float:
+    z = 0.5 * (np.log(a / (1 - a)) + np.log(b / (1 - b)))
+    return float(1.0 / (1.0 + np.exp(-z)))
+
+
+def test_plane_search_takes_shape_and_top_from_the_surest_planes(
+    fake_planes: dict[str, float]
+) -> None:
+    model = _fake_plane_model({0.75: (0.97, 0.02)})
+
+    def first_reading() -> np.ndarray:
+        prob = np.full((16, len(COLUMNS)), 0.5)
+        prob[:, COL["occupied"]] = [0.9] * 6 + [0.1] * 10  # six pieces
+        prob[:, COL["visible"]] = 0.9
+        prob[:, COL["top_visible"]] = [0.9] * 5 + [0.05] * 11  # the sixth top is hidden
+        prob[:, COL["shape"]] = 0.55
+        prob[:, COL["top"]] = 0.5
+        prob[:, COL["height"]] = 0.8
+        return prob
+
+    prob = first_reading()
+    _search(model, prob)
+    # the first reading's and the surest planes' log-odds, averaged
+    assert np.allclose(prob[:6, COL["shape"]], _mean_odds(0.55, 0.97))
+    assert np.allclose(prob[:5, COL["top"]], _mean_odds(0.5, 0.02))
+    assert prob[5, COL["top"]] == 0.5  # a top out of view keeps its reading
+    assert np.allclose(prob[6:, COL["shape"]], 0.55)  # empty cells untouched
+    assert np.allclose(prob[:, COL["height"]], 0.8)  # heights stay with the model's planes
+
+    # Seen from high up, other planes hardly move a top: no search.
+    fake_planes["deg"] = 60.0
+    prob = first_reading()
+    _search(model, prob)
+    assert np.array_equal(prob, first_reading())
+    fake_planes["deg"] = 30.0
+
+    # A gain under the margin is not taken (here the first reading is nearly as sure).
+    prob = first_reading()
+    prob[:6, COL["shape"]] = 0.96
+    prob[:5, COL["top"]] = 0.03
+    before = prob.copy()
+    _search(model, prob, plane_search_margin=0.05)
+    assert np.array_equal(prob, before)
+    _search(model, prob, plane_search_margin=0.0)
+    assert np.allclose(prob[:6, COL["shape"]], _mean_odds(0.96, 0.97))
+
+    # When the model's own planes read surest, nothing changes.
+    model = _fake_plane_model({1.0: (0.97, 0.02)})
+    prob = first_reading()
+    prob[:6, COL["shape"]] = 0.99
+    before = prob.copy()
+    _search(model, prob)
+    assert np.array_equal(prob, before)
+
+
+def test_plane_memory_chooses_from_every_reading(fake_planes: dict[str, float]) -> None:
+    from vision.learn.reader import PlaneMemory
+
+    memory = PlaneMemory()
+    memory.add({1.0: -0.5, 0.75: -0.2}, 10)
+    memory.add({1.0: -0.3, 0.75: -0.4}, 30)
+    assert memory.means() == pytest.approx({1.0: -0.35, 0.75: -0.35})
+
+    # Many readings so far were surest at 0.75; this frame alone favours 1.2.
+    model = _fake_plane_model({0.75: (0.7, 0.5), 1.2: (0.9, 0.5)})
+    prob = np.full((16, len(COLUMNS)), 0.5)
+    prob[:4, COL["occupied"]] = 0.9
+    prob[:, COL["visible"]] = prob[:, COL["top_visible"]] = 0.9
+    prob[:4, COL["shape"]] = 0.6
     memory = PlaneMemory()
     memory.add({1.0: -0.6, 0.75: -0.1, 1.2: -0.6}, 200)
-    cfg = LearnedReaderConfig(plane_scales=(0.75, 1.2))
-    frame = np.zeros((8, 8, 3), np.uint8)
-    _read_tops_on_best_planes(frame, None, Fake(), prob, col, cfg, memory)  # type: ignore[arg-type]
-    z = 0.5 * (np.log(0.6 / 0.4) + np.log(0.7 / 0.3))  # averaged with 0.75's reading
-    assert np.allclose(prob[:4, col["shape"]], 1.0 / (1.0 + np.exp(-z)))
+    _search(model, prob, memory)
+    # averaged with 0.75's reading
+    assert np.allclose(prob[:4, COL["shape"]], _mean_odds(0.6, 0.7))
     assert set(memory.means()) == {1.0, 0.75, 1.2}
 
 

@@ -14,6 +14,7 @@ different) by ``vision.read.decode.decode_pieces``.
 from __future__ import annotations
 
 import logging
+from dataclasses import replace
 
 import numpy as np
 from numpy.typing import NDArray
@@ -23,6 +24,8 @@ from vision.learn.board_heights import board_height_evidence
 from vision.learn.cnn import ConvCellModel, default_cnn
 from vision.learn.config import LearnedReaderConfig
 from vision.learn.dataset import decode_top_size
+from vision.learn.patches import cell_patches
+from vision.learn.sampling import cell_frames
 from vision.read.decode import decode_pieces
 from vision.read.observation import CellReading, Observation
 from vision.rules.board import ALL_CELLS
@@ -116,11 +119,6 @@ def _read_tops_on_best_planes(
     colour, occupancy and visibility stay with the model's own planes, which they were
     calibrated on (heights read on moved planes got worse on dev renders).
     """
-    from dataclasses import replace
-
-    from vision.learn.patches import cell_patches
-    from vision.learn.sampling import cell_frames
-
     seen = ((prob[:, col["occupied"]] >= cfg.occupied_threshold)
             & (prob[:, col["visible"]] >= cfg.min_visible))
     rows = np.flatnonzero(seen)

@@ -117,6 +117,13 @@ def piece_posterior(evidence: CellEvidence, candidates: Iterable[Piece]) -> dict
 
 
 @functools.cache
+def _piece_counts() -> np.ndarray:
+    """How many pieces each subset (bit mask) of the 16 holds."""
+    every = np.arange(1 << len(ALL_PIECES), dtype=np.int64)
+    return ((every[:, None] >> np.arange(len(ALL_PIECES))) & 1).sum(axis=1)
+
+
+@functools.cache
 def _assignment_steps(layer: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Every way to give one more piece to a set of ``layer`` pieces already placed.
 
@@ -124,9 +131,7 @@ def _assignment_steps(layer: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     index of the piece added, over all masks of ``layer`` bits and all pieces not in them.
     """
     n = len(ALL_PIECES)
-    every = np.arange(1 << n, dtype=np.int64)
-    bits = ((every[:, None] >> np.arange(n)) & 1).sum(axis=1)
-    masks = every[bits == layer]
+    masks = np.flatnonzero(_piece_counts() == layer).astype(np.int64)
     pieces = np.arange(n)
     free = (masks[:, None] >> pieces[None, :]) & 1 == 0
     src = np.broadcast_to(masks[:, None], free.shape)[free]

@@ -45,7 +45,6 @@ __all__ = ["StateTracker", "TrackerConfig", "readings_from_pieces"]
 logger = logging.getLogger(__name__)
 
 
-
 @dataclass
 class _Recording:
     """How a recorded cell's piece was recorded: the readings of the settle that committed
@@ -54,6 +53,7 @@ class _Recording:
     readings: CellEvidence
     at: float
     since: CellEvidence
+
 
 class StateTracker:
     """Feed it one observation per frame with :meth:`update`; it returns the events.
