@@ -579,6 +579,35 @@ def test_a_turn_that_shows_no_new_piece_takes_the_one_hidden_cell_that_changed()
     assert [e["name"] for e in fixes] == ["c1"] and fixes[0]["was"] == moves[0]["piece"]
 
 
+@pytest.mark.parametrize("earlier_square, later_square, traded", [
+    (0.45, 0.25, True),  # a coin toss on a1, a fair lean on d4: the two trade
+    (0.30, 0.40, False),  # a1 leans round more than d4 does: a1 keeps its piece
+])
+def test_a_weak_guess_trades_with_a_later_piece_that_reads_more_like_it(
+        earlier_square, later_square, traded):
+    # Fresh game 1016016: a1's piece, light square short solid, read nearly as round as
+    # square and was recorded as the round one. The round one came later to d4 and read
+    # round, though not by the decision margin; with the round piece taken it was recorded
+    # square, and the two stayed swapped. Decided by both cells' readings together, d4 takes
+    # the round piece and a1 the square one (a correction, with a warning).
+    feed = Feed()
+    feed.frames(1.0)
+    a1, d4 = Cell.from_name("a1"), Cell.from_name("d4")
+    _, first = feed.place("a1", "LSSS", odds={a1: {"shape": earlier_square}})
+    assert [e["piece"]["shape"] for e in first if e["type"] == "move"] == ["round"]
+    _, later = feed.place("d4", "LRSS", settle_s=2.0,
+                          odds={a1: {"shape": earlier_square}, d4: {"shape": later_square}})
+    board = feed.tracker.game.board
+    fixes = [e for e in later if e["type"] == "correction"]
+    if traded:
+        assert [e["name"] for e in fixes] == ["a1"]
+        assert (board[a1], board[d4]) == (Piece.from_symbol("LSSS"), Piece.from_symbol("LRSS"))
+        assert any("trade places" in e.get("message", "") for e in later)
+    else:
+        assert fixes == []
+        assert (board[a1], board[d4]) == (Piece.from_symbol("LRSS"), Piece.from_symbol("LSSS"))
+
+
 @pytest.mark.parametrize("case", ["visible", "two", "small"])
 def test_no_hidden_move_when_the_change_is_seen_shared_or_small(case):
     feed, c1 = _hidden_feed()

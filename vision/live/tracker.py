@@ -357,6 +357,50 @@ class StateTracker:
                                 f"{best}")
         return piece, events + game.correct({hidden: best}, now, _TAKEN_BACK)
 
+    def _trade_with_guess(self, cell: Cell, evidence: CellEvidence, best: Piece,
+                          now: float) -> tuple[Piece | None, list[Event]]:
+        """A new piece on ``cell`` that reads more like a piece recorded earlier as a guess
+        (read weakly or in part) than like ``best`` (its likeliest unplayed piece), when the
+        two cells' readings together say so: this cell's preference for the recorded piece
+        outweighs the earlier cell's for it over ``best`` (scored as a repair scores, with the
+        readings that recorded the earlier piece). Then the two trade: the earlier cell is
+        corrected to ``best`` and the recorded piece is returned for ``cell``.
+
+        No margin is asked beyond the two readings' balance: the earlier piece was a guess,
+        so keeping it is no safer than changing it, and this cell must be decided now
+        either way. (Otherwise a weak guess pushes the clearer reading to its second choice,
+        and the two stay swapped: fresh games 1014015, 1016003, 1016016.)"""
+        game = self.game
+        assert game is not None
+        cfg = self.config
+        if not all(evidence.log_odds[name] for name in ATTRIBUTES):
+            return None, []
+        gain, chosen = 0.0, None
+        for other in sorted(self._guessed - self._hidden_guess):
+            piece, seen = game.board[other], self._evidence.get(other)
+            if piece is None or seen is None or not all(seen.log_odds[n] for n in ATTRIBUTES):
+                continue
+            recorded = self._recordings.get(other)
+
+            def score(p: Piece, seen: CellEvidence = seen,
+                      recorded: _Recording | None = recorded) -> float:
+                extra = 0.0 if recorded is None else recorded.readings.score(p)
+                return seen.score(p) + cfg.repair_recorded_weight * extra
+
+            here = (evidence.score(piece) - evidence.score(best)
+                    + score(best) - score(piece))
+            if here > gain:
+                gain, chosen = here, other
+        if chosen is None:
+            return None, []
+        piece = game.board[chosen]
+        assert piece is not None
+        events = game.warn(now, f"{cell.name} reads more like {piece}, recorded as a guess on "
+                                f"{chosen.name}, than like {best}: the two trade places")
+        events += game.correct({chosen: best}, now, _TRADED)
+        self._gate.keep_only(game.claimable_lines)
+        return piece, events
+
     def _hidden_arrival(self, observation: Observation, taken: set[Cell]) -> Cell | None:
         """The move of a turn that showed none: a hand came and went, no cell reads
         occupied anew, and exactly one free cell, mostly hidden behind other pieces
@@ -460,6 +504,12 @@ class StateTracker:
                 if now - since < self.config.weak_commit_s:
                     continue
             self._weak_since.pop(cell, None)
+            traded, trade_events = self._trade_with_guess(cell, evidence, best, now)
+            if traded is not None:
+                events += trade_events
+                unplayed.remove(best)
+                unplayed.append(traded)
+                best, margin = traded, evidence.score(traded) - evidence.score(best)
             unseen = [name for name in ATTRIBUTES if not evidence.log_odds[name]]
             if unseen:
                 events += self._warn_once(
@@ -625,6 +675,7 @@ class StateTracker:
 
 
 _TAKEN_BACK = "a hidden piece's guess taken back by a clear reading"
+_TRADED = "traded with a later piece that reads more like it"
 
 
 def _probability_of(evidence: CellEvidence, a: Piece, b: Piece) -> float:
