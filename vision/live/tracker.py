@@ -369,26 +369,25 @@ class StateTracker:
         No margin is asked beyond the two readings' balance: the earlier piece was a guess,
         so keeping it is no safer than changing it, and this cell must be decided now
         either way. (Otherwise a weak guess pushes the clearer reading to its second choice,
-        and the two stay swapped: fresh games 1014015, 1016003, 1016016.)"""
+        and the two stay swapped: fresh games 1016003, 1016016.)"""
         game = self.game
         assert game is not None
-        cfg = self.config
         if not all(evidence.log_odds[name] for name in ATTRIBUTES):
             return None, []
+
+        def earlier(other: Cell, piece: Piece) -> float:
+            """``other``'s present readings and, weighted, those that recorded its piece."""
+            recorded = self._recordings.get(other)
+            extra = 0.0 if recorded is None else recorded.readings.score(piece)
+            return self._evidence[other].score(piece) + self.config.repair_recorded_weight * extra
+
         gain, chosen = 0.0, None
         for other in sorted(self._guessed - self._hidden_guess):
             piece, seen = game.board[other], self._evidence.get(other)
             if piece is None or seen is None or not all(seen.log_odds[n] for n in ATTRIBUTES):
                 continue
-            recorded = self._recordings.get(other)
-
-            def score(p: Piece, seen: CellEvidence = seen,
-                      recorded: _Recording | None = recorded) -> float:
-                extra = 0.0 if recorded is None else recorded.readings.score(p)
-                return seen.score(p) + cfg.repair_recorded_weight * extra
-
             here = (evidence.score(piece) - evidence.score(best)
-                    + score(best) - score(piece))
+                    + earlier(other, best) - earlier(other, piece))
             if here > gain:
                 gain, chosen = here, other
         if chosen is None:
