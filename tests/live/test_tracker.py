@@ -263,6 +263,8 @@ def test_half_seen_cell_arriving_with_a_clear_piece_is_no_move():
     assert types(feed.frames(2.0, obs=alone)) == ["move"]
     with pytest.raises(ValueError, match="new_piece_probability"):
         TrackerConfig(new_piece_probability=0.3)
+    with pytest.raises(ValueError, match="sure_piece_probability"):
+        TrackerConfig(sure_piece_probability=0.6)  # below new_piece_probability
 
 
 def test_weakly_read_piece_is_committed_soon_and_its_line_announced():
@@ -307,9 +309,10 @@ def test_flicker_threshold_is_validated():
         TrackerConfig(flicker_piece_probability=0.2)
 
 
-def _echo_of(feed, cell, source, p_occupied=0.85, board_view=None):
+def _echo_of(feed, cell, source, p_occupied=0.93, board_view=None):
     """The readings of ``feed.pieces`` plus ``cell`` read as the piece on ``source`` (a
-    neighbour that sees its body), less surely occupied."""
+    neighbour that sees its body), less surely occupied (but as surely as a piece of its
+    own could be: ``sure_piece_probability``)."""
     pieces = dict(feed.pieces)
     pieces[cell] = feed.pieces[source]
     obs = readings_from_pieces(pieces, board_view=board_view)
@@ -452,8 +455,9 @@ def _view(elevation=35.0, azimuth=20.0):
     return make_view(elevation, azimuth)
 
 
-def _behind(view, cell):
-    """The neighbour of ``cell`` farthest from the camera (its view crosses the piece)."""
+def _behind(view, cell, sign=1.0):
+    """The neighbour of ``cell`` farthest from the camera (its view crosses the piece), or
+    with ``sign`` -1 the nearest (the piece cannot cover it; its shadow can fall there)."""
     import numpy as np
 
     foot = np.asarray(view.camera.pose.camera_center)[:2]
@@ -461,7 +465,28 @@ def _behind(view, cell):
     away = here - foot
     near = [Cell(cell.row + dr, cell.col + dc) for dr in (-1, 0, 1) for dc in (-1, 0, 1)
             if (dr or dc) and 0 <= cell.row + dr < 4 and 0 <= cell.col + dc < 4]
-    return max(near, key=lambda c: float(np.dot(view.spec.cell_center(c) - here, away)))
+    return max(near, key=lambda c: sign * float(np.dot(view.spec.cell_center(c) - here, away)))
+
+
+@pytest.mark.parametrize("p_front, moves", [(0.84, 1), (0.95, 2)])
+def test_beside_a_surely_read_piece_a_new_cell_must_read_as_surely(p_front, moves):
+    # Fresh game 1017001: the first piece, read 0.99 occupied, cast its shadow on the cell in
+    # front of it, which read 0.84 occupied as a dark piece. That cell cannot see the piece,
+    # so it is no echo, and it was taken as a second move. One hand brings one piece, and a
+    # second piece (a missed settle) reads as surely as the first: at 0.84 the cell waits.
+    view = _view()
+    c2 = Cell.from_name("c2")
+    front = _behind(view, c2, sign=-1.0)
+    feed = Feed()
+    feed.frames(1.0, board_view=view)
+    feed.frames(1.0, busy=True)
+    feed.pieces[c2] = Piece.from_symbol("LSTH")
+    feed.pieces[front] = Piece.from_symbol("DSTS")
+    obs = _with_occupancy(readings_from_pieces(feed.pieces, board_view=view), front, p_front)
+    obs = _with_occupancy(obs, c2, 0.99)
+    events = feed.frames(2.0, obs=obs)
+    taken = [e["name"] for e in events if e["type"] == "move"]
+    assert len(taken) == moves and c2.name in taken
 
 
 def test_only_a_cell_that_can_see_the_piece_can_echo_it():

@@ -9,7 +9,9 @@ of a real scene are not placements:
   if it then reads surely occupied (a piece put there);
 - a *doubtful* cell: read weakly occupied (below ``new_piece_probability``) in the settle where
   another cell reads clearly occupied, say the far cell half covered by a tall piece just
-  placed in front of it; it waits until seen empty or read clearly;
+  placed in front of it, or below ``sure_piece_probability`` where another reads that
+  surely (the new piece's shadow on a neighbour cell); it waits until seen empty or read
+  clearly;
 - an *echo*: of cells new in one settle, the one read most surely occupied is the arrival.
   While the view stayed put since the last settle, a hand brought one piece, so every other
   new cell that can see part of it (:func:`can_echo`: its footprint meets the piece's image)
@@ -105,6 +107,8 @@ class ArrivalFilter:
         ]
         self.flicker -= set(cells)
         clear = {c for c in cells if p[c] >= self.config.new_piece_probability}
+        sure = {c for c in clear if p[c] >= self.config.sure_piece_probability}
+        clear = sure or clear  # beside a surely read piece, the others must read as surely
         if clear:
             # doubtful until seen empty again or read clearly (not taken on the next settle)
             self.doubtful |= {c for c in cells if c not in clear and c not in pending}

@@ -24,6 +24,12 @@ class TrackerConfig:
     #: it as a second piece would put a phantom in the record (and an unread one is no loss:
     #: a real piece is taken as soon as it is the only new one, or reads clearly).
     new_piece_probability: float = 0.75
+    #: ...and when one of them reads at least this surely, the others must too: the hand
+    #: brought a piece read that surely, and a second piece (a missed settle) reads alike
+    #: (fresh game 1003009: 0.999 and 0.97), while the shadow or half view of the new piece
+    #: on a neighbour cell reads surer than a half-covered cell but not that sure (fresh
+    #: games 1011009, 1015011, 1017001: 0.76-0.84 beside 0.98-0.99).
+    sure_piece_probability: float = 0.9
     #: When several cells are newly occupied in one settle, another cell whose piece differs
     #: from the surest one's in at most this many attributes is an echo of it (its body or
     #: top seen from a neighbour cell) and is held back. 0: it reads as the same piece, and
@@ -167,12 +173,18 @@ class TrackerConfig:
                 f"TrackerConfig.occupied_probability must be in (0, 1), got "
                 f"{self.occupied_probability!r}"
             )
-        for name in ("new_piece_probability", "flicker_piece_probability"):
+        for name in ("new_piece_probability", "sure_piece_probability",
+                     "flicker_piece_probability"):
             if not self.occupied_probability <= getattr(self, name) < 1.0:
                 raise ValueError(
                     f"TrackerConfig.{name} must be in [occupied_probability, 1), "
                     f"got {getattr(self, name)!r}"
                 )
+        if self.sure_piece_probability < self.new_piece_probability:
+            raise ValueError(
+                f"TrackerConfig.sure_piece_probability ({self.sure_piece_probability!r}) must "
+                f"be at least new_piece_probability ({self.new_piece_probability!r})"
+            )
         if not 0.5 <= self.repair_confidence <= 1.0:
             raise ValueError(
                 f"TrackerConfig.repair_confidence must be in [0.5, 1], got "
