@@ -60,7 +60,7 @@ def _with_board_heights(
         ring_diameter_m=view.spec.cell_diameter_m,
         config=cfg.board_heights,
     )
-    z = np.log(p_tall / (1.0 - p_tall)) + cfg.board_heights.weight * evidence
+    z = _logit(p_tall) + cfg.board_heights.weight * evidence
     return np.asarray(np.clip(1.0 / (1.0 + np.exp(-z)), cfg.p_floor, 1.0 - cfg.p_floor))
 
 

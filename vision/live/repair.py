@@ -35,6 +35,16 @@ class Repair:
     gain: float
 
 
+def recorded_cell_score(present: CellEvidence, piece: Piece,
+                        recorded: CellEvidence | None = None, weight: float = 0.0) -> float:
+    """A recorded cell's log-likelihood of ``piece``: its present readings plus, weighted
+    by ``weight``, the readings that recorded its piece (two views of one piece)."""
+    score = present.score(piece)
+    if weight and recorded is not None:
+        score += weight * recorded.score(piece)
+    return score
+
+
 def propose_repair(
     record: Mapping[Cell, Piece],
     evidence: Mapping[Cell, CellEvidence],
@@ -76,10 +86,7 @@ def propose_repair(
     earlier = recorded_by or {}
 
     def cell_score(cell: Cell, piece: Piece) -> float:
-        score = evidence[cell].score(piece)
-        if recorded_weight and cell in earlier:
-            score += recorded_weight * earlier[cell].score(piece)
-        return score
+        return recorded_cell_score(evidence[cell], piece, earlier.get(cell), recorded_weight)
 
     score = np.array([[cell_score(cell, piece) for piece in free] for cell in read])
     choice = hungarian(-score)

@@ -33,7 +33,7 @@ from vision.live.evidence import (
     readings_from_pieces,
 )
 from vision.live.linegate import LineGate
-from vision.live.repair import propose_repair
+from vision.live.repair import propose_repair, recorded_cell_score
 from vision.live.tracker_config import TrackerConfig
 from vision.read.observation import Observation
 from vision.rules.board import ALL_CELLS, Cell
@@ -376,10 +376,11 @@ class StateTracker:
             return None, []
 
         def earlier(other: Cell, piece: Piece) -> float:
-            """``other``'s present readings and, weighted, those that recorded its piece."""
+            """``other``'s score as a repair scores it."""
             recorded = self._recordings.get(other)
-            extra = 0.0 if recorded is None else recorded.readings.score(piece)
-            return self._evidence[other].score(piece) + self.config.repair_recorded_weight * extra
+            return recorded_cell_score(self._evidence[other], piece,
+                                       None if recorded is None else recorded.readings,
+                                       self.config.repair_recorded_weight)
 
         gain, chosen = 0.0, None
         for other in sorted(self._guessed - self._hidden_guess):
