@@ -680,3 +680,28 @@ def test_a_recorded_piece_is_not_withdrawn_when_not_seen_or_not_last_or_no_hand(
     events = feed.frames(3.0, visible={c3: 0.2} if case == "hidden" else None)
     assert "undo" not in types(events)
     assert feed.tracker.game.board[c3] is not None
+
+
+@pytest.mark.parametrize("band, committed", [(0.05, True), (0.0, False)])
+def test_a_cell_read_at_the_threshold_does_not_hold_the_scene_unsettled(band, committed):
+    # c3, half behind a piece, reads 0.49 and 0.51 in turn on a still scene: noise at the
+    # threshold, not a piece coming and going, so the new piece on d4 is taken in time.
+    feed = Feed(StateTracker(config=TrackerConfig(occupancy_hysteresis=band)))
+    feed.frames(1.0)
+    feed.place("a1", "LRSS")
+    feed.frames(1.0, busy=True)
+    feed.pieces[Cell.from_name("d4")] = Piece.from_symbol("DRSS")
+    t_left = feed.t
+    c3 = Cell.from_name("c3")
+    for k in range(10):
+        obs = _with_occupancy(readings_from_pieces(feed.pieces), c3, 0.49 if k % 2 else 0.51)
+        feed.frames(DT, obs=obs)
+    moves = [e for e in feed.events if e["type"] == "move" and e["name"] == "d4"]
+    assert bool(moves) == committed
+    if committed:
+        assert moves[0]["_frame_t"] - t_left <= 0.5
+
+
+def test_occupancy_hysteresis_is_validated():
+    with pytest.raises(ValueError, match="occupancy_hysteresis"):
+        TrackerConfig(occupancy_hysteresis=0.5)

@@ -132,9 +132,7 @@ class StateTracker:
             self._hand_since_settle = True
             self._reset_window()
             return []
-        pattern = tuple(
-            r.occupied_probability >= self.config.occupied_probability for r in observation.cells
-        )
+        pattern = self._occupancy_pattern(observation)
         if pattern != self._pattern:
             self._reset_window()
             self._pattern = pattern
@@ -246,6 +244,20 @@ class StateTracker:
             if not self.game.over:
                 out += self._gate.release(self.line_confidence, now)
         return out
+
+    def _occupancy_pattern(self, observation: Observation) -> tuple[bool, ...]:
+        """Which cells read occupied, each within ``occupancy_hysteresis`` of the threshold
+        keeping the state it had in the window so far."""
+        cfg = self.config
+        pattern = []
+        for k, reading in enumerate(observation.cells):
+            p = reading.occupied_probability
+            near = abs(p - cfg.occupied_probability) < cfg.occupancy_hysteresis
+            if self._pattern is not None and near:
+                pattern.append(self._pattern[k])
+            else:
+                pattern.append(p >= cfg.occupied_probability)
+        return tuple(pattern)
 
     def _reset_window(self) -> None:
         self._window_start = None

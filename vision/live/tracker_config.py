@@ -18,6 +18,12 @@ class TrackerConfig:
     min_stable_frames: int = 2
     #: Occupancy probability above which a cell counts as occupied in a frame.
     occupied_probability: float = 0.5
+    #: While the scene settles, a cell keeps the occupancy it had earlier in the window
+    #: unless its reading leaves this band around ``occupied_probability``: a still cell
+    #: read at the threshold (a piece half behind another, 0.49-0.51 from frame to frame)
+    #: is noise, not a piece coming or going, and restarting the window on it delayed a
+    #: move and its Quarto (game 1016003: 1.27 s after the hand). 0: no band.
+    occupancy_hysteresis: float = 0.05
     #: One piece arrives per turn: when several cells are newly occupied in one settle, those
     #: read below this probability are not taken as moves while one is read above it. A far
     #: cell half covered by a tall piece placed in front of it reads 0.4-0.7 occupied; taking
@@ -180,6 +186,11 @@ class TrackerConfig:
                     f"TrackerConfig.{name} must be in [occupied_probability, 1), "
                     f"got {getattr(self, name)!r}"
                 )
+        if not 0.0 <= self.occupancy_hysteresis < 0.5:
+            raise ValueError(
+                f"TrackerConfig.occupancy_hysteresis must be in [0, 0.5), got "
+                f"{self.occupancy_hysteresis!r}"
+            )
         if self.sure_piece_probability < self.new_piece_probability:
             raise ValueError(
                 f"TrackerConfig.sure_piece_probability ({self.sure_piece_probability!r}) must "
