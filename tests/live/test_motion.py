@@ -127,3 +127,25 @@ def test_a_lamp_that_moves_every_shadow_is_taken_soon_but_an_arm_is_not():
     arm[90:140, 170:210] = 20.0
     results = _run(gate, [arm] * 12, t0=1.0)
     assert all(r.busy for r in results)
+
+
+def test_a_piece_with_a_long_shadow_is_taken_at_once_but_an_arm_as_large_is_not():
+    # A new piece and its shadow cover a little more than max_piece_areas silhouettes, all
+    # inside the region: taken as soon as the scene is still, not after relit_rebase_s
+    # (fresh game 1018014: 1.86 silhouettes held the Quarto back 0.5 s). The same area
+    # coming in across the edge (a still hand's forearm) stays busy.
+    gate, scene = _settled_gate()
+    cfg = gate.config
+    area = gate._piece_area
+    side = int(np.sqrt(2.4 * area))
+    assert cfg.max_piece_areas < side * side / area <= cfg.relit_piece_areas
+    piece = scene.copy()
+    piece[100:100 + side, 140:140 + side] = 15.0
+    results = _run(gate, [piece] * 4, t0=1.0)
+    assert results[1].busy is False and results[1].reason == "piece and shadow"
+    assert cfg.relit_rebase_s > 0.1  # (so the test is of the new rule, not the lamp's)
+    gate, scene = _settled_gate()
+    arm = scene.copy()
+    arm[100:100 + side, W - side:] = 15.0
+    results = _run(gate, [arm] * 4, t0=1.0)
+    assert all(r.busy for r in results)

@@ -162,9 +162,17 @@ class MotionGate:
         change_areas = self._change_areas(small, self._reference, region)
         if motion > cfg.motion_fraction or self._still_since is None:
             return GateResult(True, motion, change_areas, "motion")
+        expected = self._reference
         if change_areas > cfg.max_piece_areas:
             # compare under the current lighting only when it matters (2 ms a frame)
-            change_areas = self._change_areas(small, _relit(self._reference, small, region), region)
+            expected = _relit(self._reference, small, region)
+            change_areas = self._change_areas(small, expected, region)
+        if cfg.max_piece_areas < change_areas <= cfg.relit_piece_areas:
+            # Still, and a little more than a piece: a piece with its shadow, unless part of
+            # it comes in across the edge of the region (a still hand's arm).
+            changed = (np.abs(small - expected) > cfg.pixel_threshold) & region
+            if self._edge_areas(changed) <= cfg.relit_edge_areas:
+                return GateResult(False, motion, change_areas, "piece and shadow")
         if change_areas > cfg.max_piece_areas:
             still_s = now - self._still_since
             if cfg.relit_rebase_s <= still_s < cfg.rebase_s:
