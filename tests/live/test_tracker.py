@@ -633,6 +633,24 @@ def test_a_weak_guess_trades_with_a_later_piece_that_reads_more_like_it(
         assert (board[a1], board[d4]) == (Piece.from_symbol("LRSS"), Piece.from_symbol("LSSS"))
 
 
+@pytest.mark.parametrize("rise, moved", [(1.5, True), (2.0, False)])
+def test_a_hidden_cell_that_already_read_partly_occupied_can_still_be_the_move(rise, moved):
+    # Fresh game 1014017: the cell behind a tall piece read 0.14 occupied (part of it seen
+    # past the piece); a tall piece put there read 0.49, a rise of 1.8 nats, and no other
+    # free cell changed.
+    feed = Feed(StateTracker(config=TrackerConfig(hidden_arrival_min_rise=rise)))
+    feed.frames(1.0)
+    feed.place("a1", "LRSS")
+    feed.place("b2", "DSTH")
+    c1 = Cell.from_name("c1")
+    before = _with_occupancy(readings_from_pieces(feed.pieces, visible={c1: 0.3}), c1, 0.14)
+    feed.frames(1.0, obs=before)
+    feed.frames(1.0, busy=True)
+    after = _with_occupancy(readings_from_pieces(feed.pieces, visible={c1: 0.3}), c1, 0.49)
+    events = feed.frames(1.0, obs=after)
+    assert [e["name"] for e in events if e["type"] == "move"] == (["c1"] if moved else [])
+
+
 @pytest.mark.parametrize("case", ["visible", "two", "small"])
 def test_no_hidden_move_when_the_change_is_seen_shared_or_small(case):
     feed, c1 = _hidden_feed()

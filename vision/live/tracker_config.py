@@ -131,9 +131,16 @@ class TrackerConfig:
     #: A turn that showed no new piece: a free cell seen less than this share reads the
     #: move when its occupancy log-odds rose by at least ``hidden_arrival_min_rise`` since
     #: the last settled frame before the hand, and no other cell did (a short piece put
-    #: behind taller ones reads 0.15-0.25 occupied where it read 0.01-0.02 before).
+    #: behind taller ones reads 0.15-0.25 occupied where it read 0.01-0.02 before). 1.5
+    #: since session 19: a tall piece put behind a tall one after a camera bump read 0.49
+    #: where the cell, partly seen past the front piece, read 0.14 (a rise of 1.8; fresh
+    #: game 1014017 lost the move and every later one was one off). The other free cells'
+    #: readings stay within a few hundredths, so uniqueness, not the size of the rise, is
+    #: what tells the move; the cell must still rise four-and-a-half-fold in odds.
+    #: On 252 rendered games (1008000-1019020) 2.0 -> 1.5 made 1014017 exact and changed
+    #: no other game.
     hidden_arrival_max_visible: float = 0.5
-    hidden_arrival_min_rise: float = 2.0
+    hidden_arrival_min_rise: float = 1.5
     #: Log-likelihood margin (nats) between the best and second-best unplayed piece above which
     #: a new piece counts as read.
     decision_margin: float = 2.0
