@@ -57,6 +57,11 @@ class CellEvidence:
         out.frames = self.frames
         return out
 
+    @property
+    def read_fully(self) -> bool:
+        """Every attribute read at least once."""
+        return all(self.log_odds[name] for name in ATTRIBUTES)
+
     def mean(self, name: str) -> float:
         """Mean log-odds of the attribute's second value (0 when never read)."""
         values = self.log_odds[name]

@@ -159,26 +159,25 @@ class MotionGate:
             if self._still_since is not None and now - self._still_since >= cfg.adopt_s:
                 self._reference = small
             return GateResult(True, motion, 0.0, "new reference")
-        change_areas = self._change_areas(small, self._reference, region)
+        changed = self._changed(small, self._reference, region)
+        change_areas = self._areas(changed)
         if motion > cfg.motion_fraction or self._still_since is None:
             return GateResult(True, motion, change_areas, "motion")
-        expected = self._reference
         if change_areas > cfg.max_piece_areas:
             # compare under the current lighting only when it matters (2 ms a frame)
-            expected = _relit(self._reference, small, region)
-            change_areas = self._change_areas(small, expected, region)
-        if cfg.max_piece_areas < change_areas <= cfg.relit_piece_areas:
-            # Still, and a little more than a piece: a piece with its shadow, unless part of
-            # it comes in across the edge of the region (a still hand's arm).
-            changed = (np.abs(small - expected) > cfg.pixel_threshold) & region
-            if self._edge_areas(changed) <= cfg.relit_edge_areas:
-                return GateResult(False, motion, change_areas, "piece and shadow")
+            changed = self._changed(small, _relit(self._reference, small, region), region)
+            change_areas = self._areas(changed)
+        # Still, and a little more than a piece: a piece with its shadow, unless part of it
+        # comes in across the edge of the region (a still hand's arm).
+        if (cfg.max_piece_areas < change_areas <= cfg.relit_piece_areas
+                and self._edge_areas(changed) <= cfg.relit_edge_areas):
+            return GateResult(False, motion, change_areas, "piece and shadow")
         if change_areas > cfg.max_piece_areas:
             still_s = now - self._still_since
             if cfg.relit_rebase_s <= still_s < cfg.rebase_s:
                 lit = _light_field(self._reference, small, cfg.light_tile_px)
-                left = (np.abs(small - lit) > cfg.pixel_threshold) & region
-                if (np.count_nonzero(left) / self._piece_area <= cfg.relit_piece_areas
+                left = self._changed(small, lit, region)
+                if (self._areas(left) <= cfg.relit_piece_areas
                         or self._edge_areas(left) <= cfg.relit_edge_areas):
                     self._reference = small  # a lamp's pool of light, no hand
                     return GateResult(False, motion, 0.0, "relit")
@@ -188,12 +187,15 @@ class MotionGate:
             return GateResult(True, motion, change_areas, "large change")
         return GateResult(False, motion, change_areas)
 
-    def _change_areas(
+    def _changed(
         self, small: NDArray[np.int16], expected: NDArray[np.int16], region: NDArray[np.bool_]
-    ) -> float:
-        """Area of ``small`` that differs from ``expected`` inside the region, in pieces."""
-        changed = np.abs(small - expected) > self.config.pixel_threshold
-        return float(np.count_nonzero(changed & region)) / self._piece_area
+    ) -> NDArray[np.bool_]:
+        """Pixels of ``small`` inside the region that differ from ``expected``."""
+        return (np.abs(small - expected) > self.config.pixel_threshold) & region
+
+    def _areas(self, changed: NDArray[np.bool_]) -> float:
+        """Area of a pixel mask, in piece silhouettes."""
+        return float(np.count_nonzero(changed)) / self._piece_area
 
     def _edge_areas(self, changed: NDArray[np.bool_]) -> float:
         """Area of the parts of ``changed`` (connected, 8-neighbours) that reach the edge of

@@ -23,7 +23,7 @@ import numpy as np
 from vision.live.evidence import CellEvidence
 from vision.read.decode import hungarian
 from vision.rules.board import Cell
-from vision.rules.pieces import ALL_PIECES, ATTRIBUTES, Piece
+from vision.rules.pieces import ALL_PIECES, Piece
 
 
 @dataclass(frozen=True)
@@ -77,7 +77,7 @@ def propose_repair(
     read = [
         cell
         for cell in sorted(record)
-        if cell in evidence and all(evidence[cell].log_odds[name] for name in ATTRIBUTES)
+        if cell in evidence and evidence[cell].read_fully
     ]
     if not read:
         return None

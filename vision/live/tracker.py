@@ -384,7 +384,7 @@ class StateTracker:
         and the two stay swapped: fresh games 1016003, 1016016.)"""
         game = self.game
         assert game is not None
-        if not all(evidence.log_odds[name] for name in ATTRIBUTES):
+        if not evidence.read_fully:
             return None, []
 
         def earlier(other: Cell, piece: Piece) -> float:
@@ -397,7 +397,7 @@ class StateTracker:
         gain, chosen = 0.0, None
         for other in sorted(self._guessed - self._hidden_guess):
             piece, seen = game.board[other], self._evidence.get(other)
-            if piece is None or seen is None or not all(seen.log_odds[n] for n in ATTRIBUTES):
+            if piece is None or seen is None or not seen.read_fully:
                 continue
             here = (evidence.score(piece) - evidence.score(best)
                     + earlier(other, best) - earlier(other, piece))
