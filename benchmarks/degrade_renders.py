@@ -34,7 +34,8 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from vision.render.effects import SensorConfig
+from vision.render.effects import SensorConfig, add_sensor_noise, linear_to_srgb
+from vision.render.materials import srgb_to_linear
 
 
 def degrade(image_bgr: np.ndarray, rng: np.random.Generator, ev: float, gain: float,
@@ -42,15 +43,9 @@ def degrade(image_bgr: np.ndarray, rng: np.random.Generator, ev: float, gain: fl
     """``image_bgr`` exposed ``ev`` stops differently with the sensor noise of ``gain`` and an
     unsharp mask of ``sharpen`` (0: none); 8-bit BGR in and out, before JPEG."""
     cfg = config or SensorConfig()
-    srgb = image_bgr.astype(np.float32) / 255.0
-    lin = np.where(srgb <= 0.04045, srgb / 12.92, ((srgb + 0.055) / 1.055) ** 2.4)
-    lin = lin * np.float32(2.0 ** ev)
-    var = np.clip(lin, 0, None) * (cfg.shot_noise * gain) + (cfg.read_noise * gain) ** 2
-    h, w = lin.shape[:2]
-    noise = ((1.0 - cfg.chroma_share) * rng.standard_normal((h, w, 1), dtype=np.float32)
-             + cfg.chroma_share * rng.standard_normal((h, w, 3), dtype=np.float32))
-    lin = np.clip(lin + np.sqrt(var) * noise, 0.0, 1.0)
-    out = np.where(lin <= 0.0031308, 12.92 * lin, 1.055 * np.power(lin, 1 / 2.4) - 0.055)
+    lin = srgb_to_linear(image_bgr).astype(np.float32) * np.float32(2.0 ** ev)
+    lin = np.clip(add_sensor_noise(lin, gain, rng, cfg), 0.0, 1.0)
+    out = linear_to_srgb(lin)
     if sharpen > 0:
         out = out + np.float32(sharpen) * (out - cv2.GaussianBlur(out, (0, 0), 1.0))
     return np.clip(out * 255.0 + 0.5, 0, 255).astype(np.uint8)

@@ -114,6 +114,24 @@ def motion_kernel(length: int, angle_deg: float) -> np.ndarray:
     return k / max(float(k.sum()), 1e-6)
 
 
+def add_sensor_noise(linear: np.ndarray, gain: float, rng: np.random.Generator,
+                     config: SensorConfig) -> np.ndarray:
+    """Shot and read noise of a sensor at ``gain`` added to an exposed linear (H, W, 3)
+    float32 image; part of it shared by the three channels (luminance), the rest per
+    channel (chroma), in ``config.chroma_share``."""
+    h, w = linear.shape[:2]
+    var = np.clip(linear, 0, None) * (config.shot_noise * gain) + (config.read_noise * gain) ** 2
+    lum_noise = rng.standard_normal((h, w, 1), dtype=np.float32)
+    chroma = rng.standard_normal((h, w, 3), dtype=np.float32)
+    noise = (1.0 - config.chroma_share) * lum_noise + config.chroma_share * chroma
+    return linear + np.sqrt(var) * noise
+
+
+def linear_to_srgb(x: np.ndarray) -> np.ndarray:
+    """Linear values in 0..1 -> the sRGB transfer curve (0..1)."""
+    return np.where(x <= 0.0031308, 12.92 * x, 1.055 * np.power(x, 1 / 2.4) - 0.055)
+
+
 def develop(
     linear_rgb: np.ndarray,
     effects: Effects,
@@ -152,12 +170,7 @@ def develop(
         exposure_scale = auto_exposure(img, cfg) * 2.0**effects.exposure_bias_ev
     img = img * np.float32(exposure_scale)
     if rng is not None:
-        g = effects.iso_gain
-        var = np.clip(img, 0, None) * (cfg.shot_noise * g) + (cfg.read_noise * g) ** 2
-        lum_noise = rng.standard_normal((h, w, 1), dtype=np.float32)
-        chroma = rng.standard_normal((h, w, 3), dtype=np.float32)
-        noise = (1.0 - cfg.chroma_share) * lum_noise + cfg.chroma_share * chroma
-        img = img + np.sqrt(var) * noise
+        img = add_sensor_noise(img, effects.iso_gain, rng, cfg)
     # Tone curve on luminance (extended Reinhard with a white point), so hues survive; colours
     # pushed past white lose saturation instead of turning yellow or cyan.
     x = np.clip(img, 0.0, None)
@@ -169,7 +182,7 @@ def develop(
     over = np.clip(peak - 1.0, 0.0, 1.0)
     x = x / np.maximum(peak, 1.0)
     x = np.clip(x + (1.0 - x) * over, 0.0, 1.0)
-    srgb = np.where(x <= 0.0031308, 12.92 * x, 1.055 * np.power(x, 1 / 2.4) - 0.055)
+    srgb = linear_to_srgb(x)
     if effects.contrast > 0:
         # Cameras add an S-curve after gamma: deeper shadows, brighter highlights ("punch").
         smooth = srgb * srgb * (3.0 - 2.0 * srgb)
