@@ -126,6 +126,12 @@ class _Unplugged:
     def isOpened(self):
         return True
 
+    def set(self, prop, value):
+        return False  # this camera ignores every request
+
+    def get(self, prop):
+        return 0.0  # and its driver does not say its frame size
+
     def read(self):
         self.n += 1
         if self.n > 40:
@@ -174,3 +180,72 @@ def test_bad_arguments_give_one_line_and_status_2(argv, message, capsys):
     assert main(argv) == 2
     err = capsys.readouterr().err.strip()
     assert message in err and len(err.splitlines()) == 1
+
+
+@pytest.mark.parametrize("what", ["intrinsics", "board lock"])
+def test_a_calibration_for_another_frame_size_is_refused_in_one_line(video, tmp_path, capsys,
+                                                                     what):
+    import numpy as np
+
+    from calibration.io import BoardLock, Calibration, save_calibration
+    from vision.geometry.camera import Intrinsics
+
+    calib = tmp_path / "cal.json"
+    if what == "intrinsics":
+        made = Calibration(Intrinsics(900.0, 900.0, 639.5, 359.5, (1280, 720)))
+    else:
+        corners = np.array([[400.0, 500.0], [900.0, 500.0], [850.0, 250.0], [450.0, 250.0]])
+        made = Calibration(None, BoardLock(corners), {"board_image_size": [1280, 720]})
+    save_calibration(calib, made)
+    status = main(watch_args(video, tmp_path / "logs", tmp_path / "ev.jsonl", "--no-resume",
+                             "--calibration", str(calib)))
+    assert status == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "1280x720" in err and "640x360" in err
+    assert not (tmp_path / "ev.jsonl").exists() or "move" not in (tmp_path / "ev.jsonl").read_text()
+
+
+def test_camera_is_asked_for_the_calibration_size(tmp_path, monkeypatch, capsys):
+    import vision.live.sources as sources
+    from calibration.io import Calibration, save_calibration
+    from vision.geometry.camera import Intrinsics
+
+    asked = []
+
+    class NoFrames:
+        def __init__(self, target):
+            self.size = [640, 480]
+
+        def isOpened(self):
+            return True
+
+        def set(self, prop, value):
+            if prop == cv2.CAP_PROP_FRAME_WIDTH:
+                self.size[0] = int(value)
+            elif prop == cv2.CAP_PROP_FRAME_HEIGHT:
+                self.size[1] = int(value)
+                asked.append(tuple(self.size))
+            return True
+
+        def get(self, prop):
+            return {cv2.CAP_PROP_FRAME_WIDTH: self.size[0],
+                    cv2.CAP_PROP_FRAME_HEIGHT: self.size[1]}.get(prop, 0.0)
+
+        def read(self):
+            time.sleep(0.001)
+            return False, None
+
+        def release(self):
+            pass
+
+    monkeypatch.setattr(sources.cv2, "VideoCapture", NoFrames)
+    monkeypatch.setattr(sources._ThreadedCapture, "max_failed_reads", 2)
+    calib = tmp_path / "cal.json"
+    save_calibration(calib, Calibration(Intrinsics(600.0, 600.0, 479.5, 269.5, (960, 540))))
+    args = ["watch", "0", "--no-window", "--quiet", "--no-resume", "--log-dir",
+            str(tmp_path / "logs"), "--alert", "off"]
+    main([*args, "--calibration", str(calib)])
+    main(args)
+    main([*args, "--camera-size", "800x600"])
+    assert asked == [(960, 540), sources.DEFAULT_CAMERA_SIZE, (800, 600)]
+    assert "camera 0 (800x600)" in capsys.readouterr().err

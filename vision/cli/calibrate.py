@@ -25,6 +25,7 @@ from calibration.io import (
     save_calibration,
 )
 from vision.geometry.board_spec import LAYOUT_AXIS, LAYOUT_DIAGONAL
+from vision.live.sources import DEFAULT_CAMERA_SIZE, SourceError, open_camera, parse_size
 
 
 def register(subparsers: Any) -> None:
@@ -38,6 +39,10 @@ def register(subparsers: Any) -> None:
     cam.add_argument("--pattern", default="9x6", help="inner corners COLSxROWS (default 9x6)")
     cam.add_argument("--square-mm", type=float, default=25.0, help="square side (default 25)")
     cam.add_argument("--views", type=int, default=15, help="views to collect live (default 15)")
+    cam.add_argument("--camera-size", metavar="WxH",
+                     default=f"{DEFAULT_CAMERA_SIZE[0]}x{DEFAULT_CAMERA_SIZE[1]}",
+                     help="frame size to ask the camera for; watch asks for the calibration's "
+                     "size (default %(default)s)")
     cam.add_argument("--out", required=True, metavar="FILE", help="calibration JSON to write")
     cam.set_defaults(func=run_camera)
     board = sub.add_parser("board", help="lock the board's four corners")
@@ -69,7 +74,12 @@ def run_camera(args: argparse.Namespace) -> int:
         return 2
     cal = ChessboardCalibrator(cfg)
     if args.camera is not None:
-        status = _collect_live(cal, args.camera, args.views)
+        try:
+            size = parse_size(args.camera_size)
+        except ValueError as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return 2
+        status = _collect_live(cal, args.camera, args.views, size)
         if status:
             return status
     else:
@@ -106,11 +116,17 @@ def run_camera(args: argparse.Namespace) -> int:
     return 0
 
 
-def _collect_live(cal: ChessboardCalibrator, index: int, wanted: int) -> int:
-    cap = cv2.VideoCapture(index)
-    if not cap.isOpened():
-        print(f"error: cannot open camera {index}", file=sys.stderr)
+def _collect_live(cal: ChessboardCalibrator, index: int, wanted: int,
+                  size_wh: tuple[int, int]) -> int:
+    try:
+        cap, actual = open_camera(index, size_wh)
+    except SourceError as exc:
+        print(f"error: {exc}", file=sys.stderr)
         return 2
+    if actual is not None and actual != size_wh:
+        print(f"warning: camera {index} gives {actual[0]}x{actual[1]} frames, not "
+              f"{size_wh[0]}x{size_wh[1]}; the calibration will be for its size",
+              file=sys.stderr)
     win = "quarto-vision calibrate: show the chessboard (Esc to stop)"
     try:
         while cal.views < wanted:

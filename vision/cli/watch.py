@@ -15,7 +15,14 @@ from vision.game.export import describe_event
 from vision.game.model import Event
 from vision.game.record import default_log_dir
 from vision.live.alerts import AlertPolicy, AlertPolicyError, Announcer, quarto_phrase
-from vision.live.sources import FrameSource, SourceError, VideoSource, open_source
+from vision.live.sources import (
+    DEFAULT_CAMERA_SIZE,
+    FrameSource,
+    SourceError,
+    VideoSource,
+    open_source,
+    parse_size,
+)
 from vision.rules.lines import Rules, RulesError
 
 #: The bundled demo video (made by ``quarto-vision render game``, see sample_images/README.md).
@@ -38,6 +45,13 @@ def register(sub: Any) -> None:
         nargs="?",
         default="0",
         help="camera index (default 0), video file, folder of images, or URL",
+    )
+    watch.add_argument(
+        "--camera-size",
+        metavar="WxH",
+        default=None,
+        help="frame size to ask a camera for (default: the calibration's image size, else "
+        f"{DEFAULT_CAMERA_SIZE[0]}x{DEFAULT_CAMERA_SIZE[1]})",
     )
     _common(watch)
     watch.set_defaults(func=_watch)
@@ -106,6 +120,35 @@ def _demo(args: argparse.Namespace) -> int:
     return _watch(args)
 
 
+def _camera_size(text: str | None, intrinsics: Any) -> tuple[int, int]:
+    """The frame size to ask a camera for: ``--camera-size``, else the calibration's (its
+    intrinsics hold only for that size), else ``DEFAULT_CAMERA_SIZE``."""
+    if text is not None:
+        size = parse_size(text)
+        if intrinsics is not None and size != tuple(intrinsics.size_wh):
+            w, h = intrinsics.size_wh
+            raise ValueError(f"--camera-size {text} differs from the calibration's {w}x{h}")
+        return size
+    if intrinsics is not None:
+        return (int(intrinsics.size_wh[0]), int(intrinsics.size_wh[1]))
+    return DEFAULT_CAMERA_SIZE
+
+
+def _size_mismatch(image: Any, intrinsics: Any, lock_size: Any, path: Path | None) -> str | None:
+    """Why the calibration does not fit frames of ``image``'s size (None when it does): its
+    intrinsics, and a board lock's pixel corners, hold only for the size they were made at."""
+    h, w = image.shape[:2]
+    wanted = None
+    if intrinsics is not None:
+        wanted = (int(intrinsics.size_wh[0]), int(intrinsics.size_wh[1]))
+    elif isinstance(lock_size, list | tuple) and len(lock_size) == 2:
+        wanted = (int(lock_size[0]), int(lock_size[1]))
+    if wanted is None or wanted == (w, h):
+        return None
+    return (f"{path} is for {wanted[0]}x{wanted[1]} frames, the source gives {w}x{h}; "
+            "calibrate at this size (or ask a camera for that size with --camera-size)")
+
+
 def _want_window(args: argparse.Namespace) -> bool:
     if args.no_window:
         return False
@@ -128,6 +171,7 @@ def _watch(args: argparse.Namespace) -> int:
         return EXIT_USAGE
     intrinsics = None
     lock = None
+    lock_size = None
     if args.calibration is not None:
         from calibration.io import CalibrationError, load_calibration
 
@@ -137,8 +181,10 @@ def _watch(args: argparse.Namespace) -> int:
             _err(str(exc))
             return EXIT_USAGE
         intrinsics, lock = calib.intrinsics, calib.board_lock
+        lock_size = calib.extra.get("board_image_size") if lock is not None else None
     try:
-        source: FrameSource = open_source(args.source)
+        camera_size = _camera_size(getattr(args, "camera_size", None), intrinsics)
+        source: FrameSource = open_source(args.source, camera_size=camera_size)
     except (SourceError, ValueError) as exc:
         _err(str(exc))
         return EXIT_USAGE
@@ -203,9 +249,14 @@ def _watch(args: argparse.Namespace) -> int:
     wall0 = time.monotonic()
     last_progress = wall0
     quit_requested = False
+    mismatch = None
     try:
         for frame in source:
             t = frame.t
+            if frames == 0:
+                mismatch = _size_mismatch(frame.image, intrinsics, lock_size, args.calibration)
+                if mismatch:
+                    break
             result = session.process(frame)
             frames += 1
             if window is not None:
@@ -235,6 +286,9 @@ def _watch(args: argparse.Namespace) -> int:
             window.close()
         if events_out is not None and events_out is not sys.stdout:
             events_out.close()
+    if mismatch:
+        _err(mismatch)
+        return EXIT_USAGE
     if source.error and not quit_requested:
         _err(f"{source.error}; the game record is closed")
         return EXIT_SOURCE_LOST
