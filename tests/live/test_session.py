@@ -224,3 +224,55 @@ def test_two_pieces_in_one_settle_are_both_moves_only_after_the_view_moved(tmp_p
     if not lost:
         assert any("not taken as a move" in e.get("message", "") for e in scene.events)
     scene.session.close(scene.t)
+
+
+def test_a_move_taken_back_in_the_window_stays_taken_back(tmp_path):
+    # The user takes back a1 (a piece they say is not a move); the next turn's piece goes
+    # on d4. a1 still reads as before, and must not come back as that turn's move.
+    scene = Scene(session_for(tmp_path))
+    scene.run(1.0)
+    scene.place("a2", "LRSS")
+    scene.place("a1", "LRTH")
+    scene.events += scene.session.undo_last(scene.t)
+    scene.run(2.0)
+    scene.place("d4", "DSSS")
+    moves = [(e["type"], e["name"], e["index"]) for e in scene.events
+             if e["type"] in ("move", "undo")]
+    assert moves == [("move", "a2", 1), ("move", "a1", 2), ("undo", "a1", 2),
+                     ("move", "d4", 2)]
+    scene.events += scene.session.close(scene.t)
+    (path,) = tmp_path.glob("*.jsonl")
+    assert read_record(path).events == scene.events
+
+
+def test_a_piece_corrected_in_the_window_is_recorded(tmp_path):
+    scene = Scene(session_for(tmp_path))
+    scene.run(1.0)
+    scene.place("a2", "LRSS")
+    scene.place("b3", "DSTS")
+    fixed = scene.session.correct_last("top", scene.t)
+    scene.events += fixed
+    assert [(e["type"], e["name"], e["reason"]) for e in fixed] == [
+        ("correction", "b3", "top corrected by hand")]
+    scene.run(2.0)  # the reader still sees DSTS there
+    scene.events += scene.session.close(scene.t)
+    (path,) = tmp_path.glob("*.jsonl")
+    record = read_record(path)
+    assert record.events == scene.events
+    assert [e for e in record.events if e["type"] == "correction"] == fixed
+
+
+def test_a_correction_by_hand_survives_a_restart(tmp_path):
+    scene = Scene(session_for(tmp_path))
+    scene.run(1.0)
+    scene.place("a2", "LRSS")
+    scene.place("b3", "DSTS")
+    scene.session.correct_last("top", scene.t)  # the reader says DSTS; the user, DSTH
+    scene.session.recorder.close()  # killed here; a new session continues from the record
+    again = Scene(session_for(tmp_path))
+    assert again.session.resumed_from is not None
+    again.t, again.index, again.pieces = scene.t, scene.index, dict(scene.pieces)
+    again.run(3.0)  # still read as DSTS: a repair must not undo the user's correction
+    assert [e for e in again.events if e["type"] == "correction"] == []
+    assert again.session.tracker.game.board[Cell.from_name("b3")] == Piece.from_symbol("DSTH")
+    again.session.close(again.t)

@@ -723,3 +723,86 @@ def test_a_cell_read_at_the_threshold_does_not_hold_the_scene_unsettled(band, co
 def test_occupancy_hysteresis_is_validated():
     with pytest.raises(ValueError, match="occupancy_hysteresis"):
         TrackerConfig(occupancy_hysteresis=0.5)
+
+
+# -- corrections by hand (live-window keys) -------------------------------------------------
+
+
+def test_a_misread_corrected_by_hand_stays_corrected_while_it_reads_the_same():
+    feed = Feed()
+    feed.frames(1.0)
+    a1 = Cell.from_name("a1")
+    feed.place("b2", "LRSS")
+    # a1 holds DSTH but reads clearly light
+    _, events = feed.place("a1", "DSTH", odds={a1: {"color": 0.02}})
+    assert [e["piece"]["color"] for e in events if e["type"] == "move"] == ["light"]
+    fixed = feed.tracker.correct_by_hand("color", feed.t)
+    assert types(fixed) == ["correction"]
+    assert fixed[0]["name"] == "a1" and fixed[0]["piece"]["color"] == "dark"
+    # the same misreading for a long time: a repair would set it back to light
+    assert [e for e in feed.frames(6.0, odds={a1: {"color": 0.02}})
+            if e["type"] in ("correction", "warning")] == []
+    assert feed.tracker.game.board[a1] == Piece.from_symbol("DSTH")
+
+
+def test_a_correction_by_hand_to_a_piece_on_the_board_trades_the_two():
+    feed = Feed()
+    feed.frames(1.0)
+    feed.place("a1", "DSTH")
+    feed.place("b2", "DSTS")
+    # the user says b2's piece is hollow: DSTH, which is recorded on a1, so a1 gets DSTS
+    fixed = feed.tracker.correct_by_hand("top", feed.t)
+    assert sorted((e["name"], Piece.from_attributes(e["piece"]).code) for e in fixed) == [
+        ("a1", Piece.from_symbol("DSTS").code), ("b2", Piece.from_symbol("DSTH").code)]
+    board = feed.tracker.game.board
+    assert board[Cell.from_name("b2")] == Piece.from_symbol("DSTH")
+    assert board[Cell.from_name("a1")] == Piece.from_symbol("DSTS")
+
+
+def test_a_correction_by_hand_that_completes_a_line_raises_it():
+    feed = Feed()
+    feed.frames(1.0)
+    for name, sym in [("a1", "LRSS"), ("b1", "DRSS"), ("c1", "LSSS")]:
+        feed.place(name, sym)
+    # d1 holds DSSH (a line of short pieces) but reads tall and hollow: no line
+    d1 = Cell.from_name("d1")
+    _, events = feed.place("d1", "DSSH", odds={d1: {"height": 0.98}})
+    assert "quarto" not in types(events)
+    fixed = feed.tracker.correct_by_hand("height", feed.t)
+    assert types(fixed) == ["correction", "quarto"]
+    assert fixed[1]["shared"] == {"height": "short"}
+
+
+def test_a_move_taken_back_by_hand_is_not_recorded_again():
+    # A neighbour's echo on b3 is recorded as the move; the real piece went to c1.
+    feed = Feed()
+    feed.frames(1.0)
+    b3, c1 = Cell.from_name("b3"), Cell.from_name("c1")
+    feed.frames(1.0, busy=True)
+    echo = {b3: Piece.from_symbol("LRTH")}
+    events = feed.frames(2.0, obs=readings_from_pieces(echo))
+    assert [e["name"] for e in events if e["type"] == "move"] == ["b3"]
+    assert types(feed.tracker.undo_by_hand(feed.t)) == ["undo"]
+    assert feed.frames(3.0, obs=readings_from_pieces(echo)) == []
+    feed.frames(1.0, busy=True)
+    both = {**echo, c1: Piece.from_symbol("DSSS")}
+    events = feed.frames(2.0, obs=readings_from_pieces(both))
+    assert [(e["name"], e["index"]) for e in events if e["type"] == "move"] == [("c1", 1)]
+    # seen empty once, b3 is an ordinary cell again
+    feed.frames(1.0, obs=readings_from_pieces({c1: both[c1]}))
+    feed.frames(1.0, busy=True)
+    events = feed.frames(2.0, obs=readings_from_pieces(both))
+    assert [e["name"] for e in events if e["type"] == "move"] == ["b3"]
+
+
+def test_a_piece_put_on_a_refused_cell_is_taken_when_nothing_else_shows_the_turn():
+    feed = Feed()
+    feed.frames(1.0)
+    feed.place("a1", "LRSS")
+    feed.place("b3", "DRTH")
+    feed.tracker.undo_by_hand(feed.t)  # the user took b3 back by mistake
+    assert feed.frames(2.0) == []
+    # the next hand puts nothing anywhere else: b3 is that turn's move
+    feed.frames(1.0, busy=True)
+    events = feed.frames(2.0)
+    assert [(e["name"], e["index"]) for e in events if e["type"] == "move"] == [("b3", 2)]

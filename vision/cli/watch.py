@@ -244,6 +244,8 @@ def _watch(args: argparse.Namespace) -> int:
     )
 
     window = _Window() if _want_window(args) else None
+    if window is not None and window.ok:
+        print(KEYS_HELP, file=human, flush=True)
     t = 0.0
     frames = 0
     wall0 = time.monotonic()
@@ -265,7 +267,9 @@ def _watch(args: argparse.Namespace) -> int:
                     quit_requested = True
                     break
                 if action == "undo":
-                    session.undo_last(t)
+                    window.note(session.undo_last(t), t)
+                elif action is not None and action in _CORRECTION_KEYS.values():
+                    window.note(session.correct_last(action, t), t)
             now = time.monotonic()
             if not args.quiet and now - last_progress >= 5.0:
                 last_progress = now
@@ -301,8 +305,15 @@ def _watch(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+#: Live-window keys that correct the last move's piece: the attribute whose value flips.
+_CORRECTION_KEYS = {"c": "color", "s": "shape", "h": "height", "t": "top"}
+KEYS_HELP = ("keys: q quit, p pause, u take back the last move, "
+             "c/s/h/t flip its colour/shape/height/top")
+
+
 class _Window:
-    """The live window: keys q (quit), p (pause), u (undo the last move)."""
+    """The live window: keys q (quit), p (pause), u (take back the last move), c/s/h/t
+    (flip the last move's colour, shape, height or top)."""
 
     name = "quarto-vision"
 
@@ -321,17 +332,21 @@ class _Window:
             _err("no window available (headless OpenCV?); continuing without one")
             self.ok = False
 
+    def note(self, events: list[Event], t: float) -> None:
+        """Events to show: warnings are listed, a Quarto gets the banner for 4 s."""
+        for event in events:
+            if event.get("type") == "warning":
+                self.warnings.append(str(event.get("message")))
+            if event.get("type") == "quarto":
+                self.quarto = event
+                self.quarto_until = float(event.get("t", t)) + 4.0
+
     def show(self, image: Any, t: float, session: Any, result: Any) -> str | None:
         from vision.live.overlay import LiveStatus, draw_live
 
         if not self.ok:
             return None
-        for event in result.events:
-            if event.get("type") == "warning":
-                self.warnings.append(str(event.get("message")))
-            if event.get("type") == "quarto":
-                self.quarto = event
-                self.quarto_until = float(event.get("t", 0.0)) + 4.0
+        self.note(result.events, t)
         if t > self.quarto_until:
             self.quarto = None
         game = session.tracker.game
@@ -363,6 +378,8 @@ class _Window:
                 return "quit"
             if key == ord("u"):
                 return "undo"
+            if chr(key) in _CORRECTION_KEYS:
+                return _CORRECTION_KEYS[chr(key)]
             if key == ord("p"):
                 self.paused = not self.paused
             if not self.paused:

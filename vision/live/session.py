@@ -28,6 +28,7 @@ from vision.live.motion import GateResult, MotionConfig, MotionGate
 from vision.live.sources import Frame
 from vision.live.tracker import StateTracker, TrackerConfig
 from vision.read.observation import Observation
+from vision.rules.board import Cell
 from vision.rules.lines import Rules
 
 logger = logging.getLogger(__name__)
@@ -133,8 +134,10 @@ class WatchSession:
         self._raw_view: BoardView | None = None  # the locator's view before relabelling
         self._lost_view: BoardView | None = None  # the last view before the board was lost
         self._resume_centers: NDArray[np.float64] | None = None  # labelling of a resumed game
+        self._resume_by_hand: set[Cell] = set()  # cells a resumed game's user corrected
         game = self._resume() if (resume and log_dir is not None) else None
-        self.tracker = StateTracker(self.rules, self.config.tracker, game)
+        self.tracker = StateTracker(self.rules, self.config.tracker, game,
+                                    by_hand=self._resume_by_hand)
 
     # -- resume -------------------------------------------------------------------------------
     def _resume(self) -> Game | None:
@@ -147,6 +150,11 @@ class WatchSession:
             logger.warning("unfinished game %s has other rules; starting fresh", path.name)
             return None
         game = record.game()
+        for event in record.events:  # the corrections made by hand still stand
+            if event.get("type") == "correction" and str(event.get("reason")).endswith("by hand"):
+                self._resume_by_hand.add(Cell.from_name(str(event["name"])))
+            elif event.get("type") == "undo":
+                self._resume_by_hand.discard(Cell.from_name(str(event["name"])))
         start = next((e for e in record.events if e.get("type") == "game_start"), None)
         if start and start.get("cells"):
             self._resume_centers = np.array([c["center_px"] for c in start["cells"]], float)
@@ -192,12 +200,15 @@ class WatchSession:
                 self.gate.rebase()
         return FrameResult(self._output(events, t, image), self.view, self.observation, gate, read)
 
-    def undo_last(self, t: float, reason: str = "undone by hand") -> list[Event]:
-        """A by-hand correction from the live window: take back the last move."""
-        game = self.tracker.game
-        if game is None or not game.moves:
-            return []
-        return self._output(game.undo(t, reason), t, None)
+    def undo_last(self, t: float) -> list[Event]:
+        """A by-hand correction from the live window: take back the last move (it stays
+        taken back while its cell reads as it did; see ``StateTracker.undo_by_hand``)."""
+        return self._output(self.tracker.undo_by_hand(t), t, None)
+
+    def correct_last(self, attribute: str, t: float) -> list[Event]:
+        """A by-hand correction from the live window: the last move's piece has the other
+        value of ``attribute`` (see ``StateTracker.correct_by_hand``)."""
+        return self._output(self.tracker.correct_by_hand(attribute, t), t, None)
 
     def close(self, t: float) -> list[Event]:
         """End of source: raise pending delayed events, close the game and its record."""

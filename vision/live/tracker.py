@@ -19,7 +19,7 @@ from __future__ import annotations
 import logging
 import math
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from vision.game.model import Event, Game
@@ -38,7 +38,7 @@ from vision.live.tracker_config import TrackerConfig
 from vision.read.observation import Observation
 from vision.rules.board import ALL_CELLS, Cell
 from vision.rules.lines import Rules
-from vision.rules.pieces import ALL_PIECES, ATTRIBUTES, Piece
+from vision.rules.pieces import ALL_PIECES, ATTRIBUTES, Piece, attribute_bit
 
 __all__ = ["StateTracker", "TrackerConfig", "readings_from_pieces"]
 
@@ -63,6 +63,8 @@ class StateTracker:
     rules : the rules in force.
     config : the knobs; defaults suit 10-30 fps sources.
     game : a game in progress to continue (after a restart); ``None`` waits for an empty board.
+    by_hand : cells of ``game`` whose pieces the user set by hand (see
+        :meth:`correct_by_hand`).
     """
 
     def __init__(
@@ -70,6 +72,8 @@ class StateTracker:
         rules: Rules | None = None,
         config: TrackerConfig | None = None,
         game: Game | None = None,
+        *,
+        by_hand: Iterable[Cell] = (),
     ) -> None:
         self.rules = rules or Rules()
         self.config = config or TrackerConfig()
@@ -101,6 +105,11 @@ class StateTracker:
         #: cells recorded by a hidden arrival: their piece is a guess from no reading
         self._hidden_guess: set[Cell] = set()
         self._view_moved = True  # the view moved (bump, board lost) since the last settle
+        #: cells whose piece the user set by hand: no reading overrules them
+        self._by_hand: set[Cell] = set(by_hand)
+        #: cells whose move the user took back: not taken as a move again while they still
+        #: read occupied (see :meth:`undo_by_hand`)
+        self._refused: set[Cell] = set()
         self._arrivals = ArrivalFilter(self.config)  # flickers, doubtful cells, echoes
         self._last_observation: Observation | None = None
         self._gate = LineGate(self.config.quarto_confidence)
@@ -164,6 +173,52 @@ class StateTracker:
         if not self.settled:
             return []
         return self._announce(self._on_settled(observation, float(now)), float(now))
+
+    def correct_by_hand(self, attribute: str, now: float) -> list[Event]:
+        """The user says the last move's piece has the other value of ``attribute`` (a key in
+        the live window). The piece that has it is recorded instead; if that piece stands on
+        another cell, the two cells trade pieces. Both are logged as ``correction`` events
+        and are never changed again by a reading (the user sees the pieces; a reading that
+        misread a piece once will misread it again). A line the corrected piece completes is
+        raised at once, without the readings' line check."""
+        game = self.game
+        if game is None or game.over or not game.moves:
+            return []
+        cell = game.moves[-1].cell
+        old = game.board[cell]
+        assert old is not None
+        new = Piece(old.code ^ attribute_bit(attribute))
+        changes = {cell: new}
+        changes.update({c: old for c, p in game.board.items() if p == new})
+        events = game.correct(changes, now, f"{attribute} corrected by hand")
+        for changed in changes:
+            self._by_hand.add(changed)
+            self._guessed.discard(changed)
+            self._hidden_guess.discard(changed)
+        self._gate.keep_only(game.claimable_lines)
+        return events
+
+    def undo_by_hand(self, now: float) -> list[Event]:
+        """The user takes back the last move (a key in the live window): a piece that is not
+        there (a hand or a neighbour read as one), or one that belongs to another turn.
+
+        The cell is then refused as a move while it keeps reading occupied, or the same
+        reading would record it again at the next settle. It is taken again once it has been
+        seen empty, or when a hand comes and goes and no other cell shows the turn's piece
+        (a piece put on it then)."""
+        game = self.game
+        if game is None or not game.moves or game.result not in (None, "draw"):
+            return []
+        cell = game.moves[-1].cell
+        events = game.undo(now, "undone by hand")
+        self._refused.add(cell)
+        self._by_hand.discard(cell)
+        self._recordings.pop(cell, None)
+        self._arrival_odds.pop(cell, None)
+        self._guessed.discard(cell)
+        self._hidden_guess.discard(cell)
+        self._gate.keep_only(game.claimable_lines)
+        return events
 
     def view_moved(self) -> None:
         """The camera or the board moved, or the board was lost: several moves may have come
@@ -312,7 +367,8 @@ class StateTracker:
         self._arrivals.keep_occupied(occupied)
         for cell in [c for c in self._history if c not in occupied | recorded]:
             del self._history[cell]  # seen empty: its readings belong to no piece
-        new_cells = self._arrivals.likely(observation, sorted(occupied - recorded),
+        self._refused &= occupied  # seen empty: a piece put there later is a move
+        new_cells = self._arrivals.likely(observation, sorted(occupied - recorded - self._refused),
                                           hand_since_settle=self._hand_since_settle,
                                           pending=self._first_seen)
         new_cells, echoes, arrival = self._arrivals.one_arrival(
@@ -329,6 +385,13 @@ class StateTracker:
                 f"{names} looked occupied together with {arrival.name}; not taken as a move "
                 "(one piece arrives per turn: a neighbour cell seeing the new piece)",
             )
+        if (not new_cells and not echoes and not self._first_seen and self._refused
+                and self._hand_since_settle):
+            # A hand came and went and nothing else shows the turn's piece: it went on a
+            # cell the user had refused (or the hand only hovered; the user can take it back
+            # again).
+            new_cells = sorted(self._refused)
+            self._refused.clear()
         if not new_cells and not echoes and not self._first_seen:
             hidden = self._hidden_arrival(observation, occupied | recorded)
             if hidden is not None:
@@ -443,6 +506,8 @@ class StateTracker:
 
     def _new_game_evidence(self, occupied: set[Cell]) -> None:
         """A game starts: only the pieces standing now keep their readings."""
+        self._by_hand.clear()
+        self._refused.clear()
         self._guessed.clear()
         self._recordings.clear()
         self._hidden_guess.clear()
@@ -621,7 +686,7 @@ class StateTracker:
         if self._window_start is None or now - self._window_start < self.config.recheck_s:
             return events
         events += self._repair(observation, cells, now)
-        for cell in sorted(cells):
+        for cell in sorted(cells - self._by_hand):
             recorded = game.board[cell]
             evidence = self._evidence.get(cell)
             if recorded is None or evidence is None:
@@ -658,7 +723,7 @@ class StateTracker:
             seen = observation.reading(cell).visible_fraction
             as_full = seen >= self._clearest.get(cell, 0.0) - cfg.repair_view_drop
             if (cell in self._evidence and seen >= cfg.min_visible_fraction
-                    and (as_full or cell in self._guessed)):
+                    and (as_full or cell in self._guessed) and cell not in self._by_hand):
                 visible[cell] = self._evidence[cell]
         record = dict(game.board.items())
         p = cfg.repair_confidence
