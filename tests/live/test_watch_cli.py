@@ -174,9 +174,14 @@ def test_camera_unplugged_exits_nonzero_with_closed_record(video, tmp_path, monk
         (["watch", "/no/such/file.mp4", "--no-window"], "no such file"),
         (["watch", "x.mp4", "--no-window", "--alert", "loud"], "--alert"),
         (["watch", "x.mp4", "--no-window", "--attributes", "colour"], "unknown attribute"),
+        (["watch", "x.mp4", "--no-window", "--camera-size", "1280"], "1280x720"),
+        (["watch", "x.mp4", "--no-window", "--log-dir", "/proc/no/such"], "game records"),
+        (["watch", "x.mp4", "--no-window", "--events", "/proc/no/such.jsonl"], "events"),
     ],
 )
-def test_bad_arguments_give_one_line_and_status_2(argv, message, capsys):
+def test_bad_arguments_give_one_line_and_status_2(argv, message, capsys, tmp_path):
+    if "--log-dir" not in argv:
+        argv = [*argv, "--log-dir", str(tmp_path)]  # not the user's own folder
     assert main(argv) == 2
     err = capsys.readouterr().err.strip()
     assert message in err and len(err.splitlines()) == 1

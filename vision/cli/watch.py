@@ -120,6 +120,19 @@ def _demo(args: argparse.Namespace) -> int:
     return _watch(args)
 
 
+def _unwritable(folder: Path) -> str | None:
+    """Why game records cannot be written in ``folder`` (created if missing), or None."""
+    if folder.exists() and not folder.is_dir():
+        return "not a folder"
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        return exc.strerror or str(exc)
+    if not os.access(folder, os.W_OK | os.X_OK):
+        return "not writable"
+    return None
+
+
 def _camera_size(text: str | None, intrinsics: Any) -> tuple[int, int]:
     """The frame size to ask a camera for: ``--camera-size``, else the calibration's (its
     intrinsics hold only for that size), else ``DEFAULT_CAMERA_SIZE``."""
@@ -182,24 +195,36 @@ def _watch(args: argparse.Namespace) -> int:
             return EXIT_USAGE
         intrinsics, lock = calib.intrinsics, calib.board_lock
         lock_size = calib.extra.get("board_image_size") if lock is not None else None
+    # Where the record and the events go is checked before a camera is opened: a game must
+    # not be watched and then lost.
+    log_dir = args.log_dir or default_log_dir()
+    problem = _unwritable(log_dir)
+    if problem:
+        _err(f"cannot keep game records in {log_dir}: {problem}")
+        return EXIT_USAGE
+    events_out: IO[str] | None = None
+    if args.events == "-":
+        events_out = sys.stdout
+    elif args.events:
+        try:
+            events_out = open(args.events, "a", encoding="utf-8")  # noqa: SIM115
+        except OSError as exc:
+            _err(f"cannot write events to {args.events}: {exc.strerror or exc}")
+            return EXIT_USAGE
     try:
         camera_size = _camera_size(getattr(args, "camera_size", None), intrinsics)
         source: FrameSource = open_source(args.source, camera_size=camera_size)
     except (SourceError, ValueError) as exc:
         _err(str(exc))
+        if events_out is not None and events_out is not sys.stdout:
+            events_out.close()
         return EXIT_USAGE
     if args.start > 0 and isinstance(source, VideoSource):
         source.seek(args.start)
 
-    events_out: IO[str] | None = None
-    if args.events == "-":
-        events_out = sys.stdout
-    elif args.events:
-        events_out = open(args.events, "a", encoding="utf-8")  # noqa: SIM115
     # Human lines go to stderr when stdout carries the JSON events.
     human = sys.stderr if events_out is sys.stdout else sys.stdout
     announcer = Announcer(policy)
-    log_dir = args.log_dir or default_log_dir()
 
     def sink(event: Event) -> None:
         if events_out is not None:
