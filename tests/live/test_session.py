@@ -276,3 +276,17 @@ def test_a_correction_by_hand_survives_a_restart(tmp_path):
     assert [e for e in again.events if e["type"] == "correction"] == []
     assert again.session.tracker.game.board[Cell.from_name("b3")] == Piece.from_symbol("DSTH")
     again.session.close(again.t)
+
+
+def test_a_delayed_quarto_corrected_away_by_hand_is_never_announced(tmp_path):
+    scene = Scene(session_for(tmp_path, policy=AlertPolicy("delay", 2.0)))
+    scene.run(1.0)
+    for name, sym in [("a1", "LRSS"), ("b1", "DSTS"), ("c1", "DRTS")]:
+        scene.place(name, sym)
+    scene.place("d1", "LSSS")  # all solid: a line, waiting for the delay
+    assert "quarto" not in types(scene.events)
+    # the user says d1 is hollow: no line any more, and the waiting Quarto must not sound
+    scene.events += scene.session.correct_last("top", scene.t)
+    scene.run(3.0)
+    assert "correction" in types(scene.events) and "quarto" not in types(scene.events)
+    scene.session.close(scene.t)

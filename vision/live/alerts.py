@@ -15,6 +15,7 @@ import shutil
 import subprocess
 import tempfile
 import wave
+from collections.abc import Collection
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -81,6 +82,12 @@ class EventScheduler:
                 out += self.flush()
             out.append(event)
         return out
+
+    def keep_only(self, lines: Collection[tuple[tuple[int, int], ...]]) -> None:
+        """The record changed (a correction, an undo): a Quarto still waiting for its delay
+        whose line (sorted ``(row, col)`` cells) is not among ``lines`` is dropped unheard."""
+        self._pending = [(t, e) for t, e in self._pending
+                         if tuple(sorted((int(r), int(c)) for r, c in e["cells"])) in lines]
 
     def due(self, now: float) -> list[Event]:
         """Delayed events whose time has come, stamped with the time they are raised."""

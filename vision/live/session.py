@@ -227,6 +227,12 @@ class WatchSession:
         image: NDArray[np.uint8] | None,
         scheduled: bool = False,
     ) -> list[Event]:
+        game = self.tracker.game
+        if game is not None and any(e.get("type") in ("correction", "undo") for e in events):
+            # A Quarto still waiting for its delay whose line the corrected record no longer
+            # gives is never heard (it would otherwise be flushed by these very events).
+            self.scheduler.keep_only({tuple(sorted((c.row, c.col) for c in line.cells))
+                                      for line in game.claimable_lines})
         ready = events if scheduled else self.scheduler.push(events, t) + self.scheduler.due(t)
         for event in ready:
             self._record(event, image)
