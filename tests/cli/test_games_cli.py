@@ -49,3 +49,21 @@ def test_console_entry(flag):
     )
     assert proc.returncode == 0
     assert "quarto-vision" in proc.stdout
+
+
+def test_games_list_counts_the_moves_left_after_undos(tmp_path, capsys):
+    from vision.game.model import Game
+    from vision.game.record import GameRecorder
+    from vision.rules import Cell, Piece
+
+    game = Game()
+    rec = GameRecorder.create(tmp_path, game.rules, source="unit test")
+    rec.write_all(game.start(0.0))
+    rec.write_all(game.place(Cell.from_name("a1"), Piece.from_symbol("LRSS"), 1.0))
+    rec.write_all(game.place(Cell.from_name("b2"), Piece.from_symbol("DSTH"), 2.0))
+    rec.write_all(game.undo(3.0, "undone by hand"))
+    rec.write_all(game.place(Cell.from_name("c3"), Piece.from_symbol("DSTH"), 4.0))
+    rec.close()
+    assert main(["games", "list", str(tmp_path)]) == 0
+    (line,) = capsys.readouterr().out.splitlines()
+    assert "  2 moves  unfinished" in line

@@ -60,7 +60,9 @@ def _list(args: argparse.Namespace) -> int:
         except RecordError as exc:
             print(f"{path.name}: unreadable ({exc})")
             continue
-        moves = sum(1 for e in record.events if e.get("type") == "move")
+        # Moves taken back (undo events) do not count: the game as replayed.
+        moves = (sum(1 for e in record.events if e.get("type") == "move")
+                 - sum(1 for e in record.events if e.get("type") == "undo"))
         result = next(
             (e.get("result") for e in reversed(record.events) if e.get("type") == "game_end"),
             "unfinished",
