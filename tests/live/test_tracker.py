@@ -806,3 +806,17 @@ def test_a_piece_put_on_a_refused_cell_is_taken_when_nothing_else_shows_the_turn
     feed.frames(1.0, busy=True)
     events = feed.frames(2.0)
     assert [(e["name"], e["index"]) for e in events if e["type"] == "move"] == [("b3", 2)]
+
+
+def test_two_refused_cells_give_one_move_per_turn():
+    feed = Feed()
+    feed.frames(1.0)
+    feed.place("a1", "LRSS")
+    feed.place("b3", "DRTH")
+    feed.place("c2", "LSTS")
+    feed.tracker.undo_by_hand(feed.t)
+    feed.tracker.undo_by_hand(feed.t)  # both taken back; both still read occupied
+    assert feed.frames(2.0) == []
+    feed.frames(1.0, busy=True)  # a hand that shows no other piece
+    events = feed.frames(2.0)
+    assert [e["index"] for e in events if e["type"] == "move"] == [2]

@@ -389,9 +389,11 @@ class StateTracker:
                 and self._hand_since_settle):
             # A hand came and went and nothing else shows the turn's piece: it went on a
             # cell the user had refused (or the hand only hovered; the user can take it back
-            # again).
-            new_cells = sorted(self._refused)
-            self._refused.clear()
+            # again). One piece per turn: the surest of them.
+            cell = max(sorted(self._refused),
+                       key=lambda c: observation.reading(c).occupied_probability)
+            self._refused.discard(cell)
+            new_cells = [cell]
         if not new_cells and not echoes and not self._first_seen:
             hidden = self._hidden_arrival(observation, occupied | recorded)
             if hidden is not None:
