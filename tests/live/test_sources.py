@@ -90,3 +90,52 @@ def test_a_camera_that_does_not_open_raises_naming_it(monkeypatch):
     monkeypatch.setattr(sources.cv2, "VideoCapture", lambda index: FakeCamera([(1, 1)], False))
     with pytest.raises(SourceError, match="camera 3"):
         CameraSource(3)
+
+
+def test_a_stalled_stream_ends_with_a_message_instead_of_blocking(monkeypatch):
+    import http.server
+    import threading
+    import time
+
+    import numpy as np
+
+    from vision.live.sources import StreamSource
+
+    jpeg = cv2.imencode(".jpg", np.full((48, 64, 3), 128, np.uint8))[1].tobytes()
+    stop = threading.Event()
+
+    class Stalling(http.server.BaseHTTPRequestHandler):
+        def do_GET(self):  # an MJPEG stream (as phone webcam apps serve) that stops sending
+            self.send_response(200)
+            self.send_header("Content-Type", "multipart/x-mixed-replace; boundary=f")
+            self.end_headers()
+            for _ in range(10):
+                self.wfile.write(b"--f\r\nContent-Type: image/jpeg\r\nContent-Length: "
+                                 + str(len(jpeg)).encode() + b"\r\n\r\n" + jpeg + b"\r\n")
+                self.wfile.flush()
+                time.sleep(0.02)
+            stop.wait(30)
+
+        def log_message(self, *args):
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Stalling)
+    server.daemon_threads = True
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    monkeypatch.setattr(StreamSource, "read_timeout_ms", 500)
+    monkeypatch.setattr(StreamSource, "lost_after_s", 1.0)
+    try:
+        source = StreamSource(f"http://127.0.0.1:{server.server_address[1]}/video")
+        t0 = time.monotonic()
+        frames = sum(1 for _ in source)
+        waited = time.monotonic() - t0
+        source.close()
+    finally:
+        stop.set()
+        server.shutdown()
+        server.server_close()
+    if frames == 0:
+        pytest.skip("this OpenCV build reads no MJPEG over HTTP")
+    assert frames >= 5
+    assert source.error is not None and "no frames any more" in source.error
+    assert waited < 10.0  # without the read timeout a read blocks for 30 s

@@ -143,6 +143,9 @@ class _ThreadedCapture(FrameSource):
     live = True
     #: Consecutive failed reads after which the device counts as gone (about 1 s at 30 fps).
     max_failed_reads = 30
+    #: Seconds without a frame after which the source counts as gone, however its reads fail
+    #: (a stalled network stream fails each read only after its read timeout).
+    lost_after_s = 5.0
 
     def __init__(self, cap: cv2.VideoCapture, description: str, queue_size: int = 2) -> None:
         super().__init__()
@@ -169,16 +172,19 @@ class _ThreadedCapture(FrameSource):
     def _run(self) -> None:
         index = 0
         failed = 0
+        last_frame = time.monotonic()
         while not self._stop.is_set():
             ok, image = self._cap.read()
             if not ok or image is None:
                 failed += 1
-                if failed >= self.max_failed_reads:
+                if (failed >= self.max_failed_reads
+                        or time.monotonic() - last_frame > self.lost_after_s):
                     self.error = f"{self.description}: no frames any more (unplugged or lost)"
                     break
                 time.sleep(0.01)
                 continue
             failed = 0
+            last_frame = time.monotonic()
             self._put_newest(Frame(image, time.monotonic() - self._start, index))
             index += 1
         self._put_newest(None)
@@ -253,8 +259,21 @@ class CameraSource(_ThreadedCapture):
 
 
 class StreamSource(_ThreadedCapture):
+    """A network stream (``rtsp://``, ``http://``: a phone used as a webcam).
+
+    Opened through FFmpeg with timeouts, so that a stream that stalls (the phone's Wi-Fi
+    drops) fails its reads instead of blocking them: without them a read waits 30 s, and
+    ``watch`` would sit silent that long before saying the stream is lost."""
+
+    open_timeout_ms = 10_000
+    read_timeout_ms = 3_000
+
     def __init__(self, url: str) -> None:
-        cap = cv2.VideoCapture(url)
+        params = [cv2.CAP_PROP_OPEN_TIMEOUT_MSEC, self.open_timeout_ms,
+                  cv2.CAP_PROP_READ_TIMEOUT_MSEC, self.read_timeout_ms]
+        cap = cv2.VideoCapture(url, cv2.CAP_FFMPEG, params)
+        if not cap.isOpened():  # a URL only another backend reads (no timeouts there)
+            cap = cv2.VideoCapture(url)
         if not cap.isOpened():
             raise SourceError(f"stream {url}: cannot open")
         super().__init__(cap, f"stream {url}")
