@@ -185,12 +185,18 @@ def diagonal_chequer(gray_f: NDArray[np.float32], H: FloatArray, radius: float,
     """
     cells = sample(gray_f, *apply_h(H, GRID_NODES).T).astype(np.float64)
     between = sample(gray_f, *apply_h(H, _BETWEEN).T).astype(np.float64)
-    if _group_contrast(cells, between) <= max_contrast:
+    contrast = _group_contrast(cells, between)
+    if contrast <= max_contrast:
         return False
     px = apply_h(H, _DIAMOND_PTS)
     off, _ = edge_search(gray_f, px, image_normals(H, _DIAMOND_PTS, _DIAMOND_NRM, pts_px=px),
                          tol_px, replace(config, mode="edge", polarity=0))
-    return float(np.isfinite(off).mean()) > ring_support(gray_f, H, radius, config, tol_px)
+    diamonds = float(np.isfinite(off).mean())
+    rings = ring_support(gray_f, H, radius, config, tol_px)
+    # Where the two colours differ far beyond the bar, diamonds whose sides meet nearly as
+    # many edges as the round outline are a chequer too: a wobbly cloth's squares fit a
+    # circle about as well as a diamond.
+    return diamonds > rings or (contrast > 2.0 * max_contrast and diamonds >= 0.8 * rings)
 
 
 def plausible_grid(H: FloatArray, size_wh: tuple[int, int], min_pitch_px: float,
