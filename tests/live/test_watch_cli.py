@@ -252,5 +252,13 @@ def test_camera_is_asked_for_the_calibration_size(tmp_path, monkeypatch, capsys)
     main([*args, "--calibration", str(calib)])
     main(args)
     main([*args, "--camera-size", "800x600"])
-    assert asked == [(960, 540), sources.DEFAULT_CAMERA_SIZE, (800, 600)]
+    import numpy as np
+
+    from calibration.io import BoardLock
+
+    lock = tmp_path / "lock.json"
+    corners = np.array([[100.0, 300.0], [500.0, 300.0], [450.0, 100.0], [150.0, 100.0]])
+    save_calibration(lock, Calibration(None, BoardLock(corners), {"board_image_size": [640, 360]}))
+    main([*args, "--calibration", str(lock)])
+    assert asked == [(960, 540), sources.DEFAULT_CAMERA_SIZE, (800, 600), (640, 360)]
     assert "camera 0 (800x600)" in capsys.readouterr().err

@@ -60,9 +60,7 @@ def _list(args: argparse.Namespace) -> int:
         except RecordError as exc:
             print(f"{path.name}: unreadable ({exc})")
             continue
-        # Moves taken back (undo events) do not count: the game as replayed.
-        moves = (sum(1 for e in record.events if e.get("type") == "move")
-                 - sum(1 for e in record.events if e.get("type") == "undo"))
+        moves = len(record.game().moves)  # replayed, as `games show` counts them
         result = next(
             (e.get("result") for e in reversed(record.events) if e.get("type") == "game_end"),
             "unfinished",

@@ -133,32 +133,35 @@ def _unwritable(folder: Path) -> str | None:
     return None
 
 
-def _camera_size(text: str | None, intrinsics: Any) -> tuple[int, int]:
-    """The frame size to ask a camera for: ``--camera-size``, else the calibration's (its
-    intrinsics hold only for that size), else ``DEFAULT_CAMERA_SIZE``."""
+def _calibration_size(calib: Any) -> tuple[int, int] | None:
+    """The frame size a calibration holds for: its intrinsics', else the size of the image
+    its board lock was clicked on (pixel corners), else None."""
+    if calib.intrinsics is not None:
+        return (int(calib.intrinsics.size_wh[0]), int(calib.intrinsics.size_wh[1]))
+    size = calib.extra.get("board_image_size") if calib.board_lock is not None else None
+    if isinstance(size, list | tuple) and len(size) == 2:
+        return (int(size[0]), int(size[1]))
+    return None
+
+
+def _camera_size(text: str | None, fixed: tuple[int, int] | None) -> tuple[int, int]:
+    """The frame size to ask a camera for: ``--camera-size``, else the calibration's
+    (``fixed``), else ``DEFAULT_CAMERA_SIZE``."""
     if text is not None:
         size = parse_size(text)
-        if intrinsics is not None and size != tuple(intrinsics.size_wh):
-            w, h = intrinsics.size_wh
-            raise ValueError(f"--camera-size {text} differs from the calibration's {w}x{h}")
+        if fixed is not None and size != fixed:
+            raise ValueError(f"--camera-size {text} differs from the calibration's "
+                             f"{fixed[0]}x{fixed[1]}")
         return size
-    if intrinsics is not None:
-        return (int(intrinsics.size_wh[0]), int(intrinsics.size_wh[1]))
-    return DEFAULT_CAMERA_SIZE
+    return fixed or DEFAULT_CAMERA_SIZE
 
 
-def _size_mismatch(image: Any, intrinsics: Any, lock_size: Any, path: Path | None) -> str | None:
-    """Why the calibration does not fit frames of ``image``'s size (None when it does): its
-    intrinsics, and a board lock's pixel corners, hold only for the size they were made at."""
+def _size_mismatch(image: Any, fixed: tuple[int, int] | None, path: Path | None) -> str | None:
+    """Why a calibration made for ``fixed`` frames does not fit ``image`` (None when it does)."""
     h, w = image.shape[:2]
-    wanted = None
-    if intrinsics is not None:
-        wanted = (int(intrinsics.size_wh[0]), int(intrinsics.size_wh[1]))
-    elif isinstance(lock_size, list | tuple) and len(lock_size) == 2:
-        wanted = (int(lock_size[0]), int(lock_size[1]))
-    if wanted is None or wanted == (w, h):
+    if fixed is None or fixed == (w, h):
         return None
-    return (f"{path} is for {wanted[0]}x{wanted[1]} frames, the source gives {w}x{h}; "
+    return (f"{path} is for {fixed[0]}x{fixed[1]} frames, the source gives {w}x{h}; "
             "calibrate at this size (or ask a camera for that size with --camera-size)")
 
 
@@ -184,7 +187,7 @@ def _watch(args: argparse.Namespace) -> int:
         return EXIT_USAGE
     intrinsics = None
     lock = None
-    lock_size = None
+    fixed_size = None
     if args.calibration is not None:
         from calibration.io import CalibrationError, load_calibration
 
@@ -194,7 +197,7 @@ def _watch(args: argparse.Namespace) -> int:
             _err(str(exc))
             return EXIT_USAGE
         intrinsics, lock = calib.intrinsics, calib.board_lock
-        lock_size = calib.extra.get("board_image_size") if lock is not None else None
+        fixed_size = _calibration_size(calib)
     # Where the record and the events go is checked before a camera is opened: a game must
     # not be watched and then lost.
     log_dir = args.log_dir or default_log_dir()
@@ -212,7 +215,7 @@ def _watch(args: argparse.Namespace) -> int:
             _err(f"cannot write events to {args.events}: {exc.strerror or exc}")
             return EXIT_USAGE
     try:
-        camera_size = _camera_size(getattr(args, "camera_size", None), intrinsics)
+        camera_size = _camera_size(getattr(args, "camera_size", None), fixed_size)
         source: FrameSource = open_source(args.source, camera_size=camera_size)
     except (SourceError, ValueError) as exc:
         _err(str(exc))
@@ -281,7 +284,7 @@ def _watch(args: argparse.Namespace) -> int:
         for frame in source:
             t = frame.t
             if frames == 0:
-                mismatch = _size_mismatch(frame.image, intrinsics, lock_size, args.calibration)
+                mismatch = _size_mismatch(frame.image, fixed_size, args.calibration)
                 if mismatch:
                     break
             result = session.process(frame)

@@ -15,14 +15,16 @@ import shutil
 import subprocess
 import tempfile
 import wave
-from collections.abc import Collection
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
 from vision.game.model import Event
+from vision.live.linegate import line_key, line_keys
 from vision.rules.board import Cell
+from vision.rules.lines import QuartoLine
 
 logger = logging.getLogger(__name__)
 
@@ -83,11 +85,11 @@ class EventScheduler:
             out.append(event)
         return out
 
-    def keep_only(self, lines: Collection[tuple[tuple[int, int], ...]]) -> None:
+    def keep_only(self, lines: Sequence[QuartoLine]) -> None:
         """The record changed (a correction, an undo): a Quarto still waiting for its delay
-        whose line (sorted ``(row, col)`` cells) is not among ``lines`` is dropped unheard."""
-        self._pending = [(t, e) for t, e in self._pending
-                         if tuple(sorted((int(r), int(c)) for r, c in e["cells"])) in lines]
+        whose line is not among ``lines`` (those the record now gives) is dropped unheard."""
+        keys = line_keys(lines)
+        self._pending = [(t, e) for t, e in self._pending if line_key(e) in keys]
 
     def due(self, now: float) -> list[Event]:
         """Delayed events whose time has come, stamped with the time they are raised."""

@@ -33,6 +33,11 @@ def line_key(event: Event) -> LineKey:
     return tuple(sorted((int(r), int(c)) for r, c in event["cells"]))
 
 
+def line_keys(lines: Sequence[QuartoLine]) -> set[LineKey]:
+    """The keys (as :func:`line_key`) of lines of the record."""
+    return {tuple(sorted((c.row, c.col) for c in line.cells)) for line in lines}
+
+
 def describe(event: Event) -> str:
     """'a1-b2-c3-d4 (all tall)' for a line event."""
     names = "-".join(f"{'abcd'[c]}{r + 1}" for r, c in event["cells"])
@@ -74,7 +79,7 @@ class LineGate:
     def keep_only(self, lines: Sequence[QuartoLine]) -> None:
         """The record changed (a correction): held lines that are no longer among ``lines``
         (the lines the record now gives the last move) are dropped."""
-        keys = {tuple(sorted((c.row, c.col) for c in line.cells)) for line in lines}
+        keys = line_keys(lines)
         for key in [k for k in self._held if k not in keys]:
             del self._held[key]
 

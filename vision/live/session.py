@@ -231,8 +231,7 @@ class WatchSession:
         if game is not None and any(e.get("type") in ("correction", "undo") for e in events):
             # A Quarto still waiting for its delay whose line the corrected record no longer
             # gives is never heard (it would otherwise be flushed by these very events).
-            self.scheduler.keep_only({tuple(sorted((c.row, c.col) for c in line.cells))
-                                      for line in game.claimable_lines})
+            self.scheduler.keep_only(game.claimable_lines)
         ready = events if scheduled else self.scheduler.push(events, t) + self.scheduler.due(t)
         for event in ready:
             self._record(event, image)
