@@ -387,7 +387,7 @@ class _Window:
             status += f" - {result.gate.reason}"
         if result.view is None:
             status = "looking for the board"
-        status += "   (q quit, p pause, u take back, c/s/h/t fix the last piece)"
+        status += f"   ({KEYS_HELP})"
         drawn = draw_live(
             image,
             LiveStatus(
