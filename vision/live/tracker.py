@@ -31,14 +31,15 @@ from vision.live.evidence import (
     line_confidence,
     log_odds,
     readings_from_pieces,
+    value_probability,
 )
-from vision.live.linegate import LineGate
+from vision.live.linegate import LineGate, line_keys
 from vision.live.repair import propose_repair, recorded_cell_score
 from vision.live.tracker_config import TrackerConfig
 from vision.read.observation import Observation
 from vision.rules.board import ALL_CELLS, Cell
 from vision.rules.lines import Rules
-from vision.rules.pieces import ALL_PIECES, ATTRIBUTES, Piece, attribute_bit
+from vision.rules.pieces import ALL_PIECES, ATTRIBUTES, VALUES, Piece, attribute_bit
 
 __all__ = ["StateTracker", "TrackerConfig", "readings_from_pieces"]
 
@@ -291,7 +292,11 @@ class StateTracker:
 
     # -- internals ----------------------------------------------------------------------------
     def _announce(self, events: list[Event], now: float) -> list[Event]:
-        """The record's events with unconfirmed lines held back (and later released)."""
+        """The record's events with unconfirmed lines held back (and later released), and
+        a warning for each line a new move may have made that the record does not hold."""
+        for event in events:
+            if event.get("type") == "move":
+                events = events + self._possible_lines(event, now)
         out, messages = self._gate.filter(events, self.line_confidence)
         if self.game is not None:
             for message in messages:
@@ -743,6 +748,49 @@ class StateTracker:
         )
         events += game.correct(repair.changes, now, "re-read on a settled view")
         self._gate.keep_only(game.claimable_lines)
+        return events
+
+    def _possible_lines(self, move: Event, now: float) -> list[Event]:
+        """Warnings for the complete lines through ``move``'s cell that the record does not
+        make a Quarto but the readings do with at least ``possible_line_warning``.
+
+        The record holds each guessed piece as its likeliest unplayed reading, one cell at a
+        time; the readings of all the occupied cells decoded together
+        (:func:`joint_posteriors`, the lower of the two readings of the board that
+        :meth:`line_confidence` takes) can lean to another piece there, one that completes a
+        line. Such a line is never announced (the record decides what is shouted), but the
+        players are told where to look before the turn ends."""
+        game = self.game
+        threshold = self.config.possible_line_warning
+        if game is None or threshold <= 0.0:
+            return []
+        cell = Cell(int(move["row"]), int(move["col"]))
+        board = game.board
+        made = line_keys(self.rules.lines_created(board, cell))
+        lines = [line for line in self.rules.lines_through(cell)
+                 if all(board[c] is not None for c in line.cells)
+                 and tuple(sorted((c.row, c.col) for c in line.cells)) not in made]
+        if not lines:
+            return []
+        occupied = sorted(c for c, _ in board.items())
+        branches = [dict(zip(occupied, joint_posteriors(branch), strict=True))
+                    for branch in self._line_evidence(occupied)]
+        events: list[Event] = []
+        for line in lines:
+            p, attribute, value = max(
+                (min(math.prod(value_probability(joint[c], a, v) for c in line.cells)
+                     for joint in branches), a, v)
+                for a in self.rules.attributes for v in VALUES[a])
+            if p < threshold:
+                continue
+            names = "-".join(c.name for c in line.cells)
+            odd = [c.name for c in line.cells
+                   if (piece := board[c]) is not None and piece.value(attribute) != value]
+            events += self._warn_once(
+                f"possible:{names}:{move.get('index')}", now,
+                f"possible Quarto {names} (all {value}) not announced: the record has "
+                f"{' and '.join(odd)} otherwise, but the readings lean to {value} there "
+                f"({p:.2f}); check {' and '.join(odd)}")
         return events
 
     def _warn_once(self, key: str, now: float, message: str) -> list[Event]:

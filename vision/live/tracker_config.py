@@ -164,6 +164,14 @@ class TrackerConfig:
     #: 0.8 were real, and 0.6 until session 13, when the lines held between 0.5 and 0.6 on the
     #: dev games were both real and every false one held was under 0.4.)
     quarto_confidence: float = 0.5
+    #: A complete line through a new move that the record does not make a Quarto, but that
+    #: the readings give at least this probability of being one (a piece recorded as a guess,
+    #: its likeliest unplayed reading, where the readings together lean to another), is named
+    #: in a ``warning`` ("possible Quarto ... check d4"), never announced: the record, not the
+    #: readings, decides what is shouted. On the 294 cached rendered games (session 21) such
+    #: lines at 0.15-0.3 were 8 of the 10 real lines the record missed, against 4-7 of 1042
+    #: that were not real; 0.25 is one chance in four. 0 switches the warning off.
+    possible_line_warning: float = 0.25
     #: The line confidence counts the readings that recorded each piece beside the later
     #: ones, as a correction does (``repair_recorded_weight``): the settle that recorded a
     #: piece and the present one are two views of it, and a piece read surely when it came
@@ -207,6 +215,11 @@ class TrackerConfig:
             raise ValueError(
                 f"TrackerConfig.repair_confidence must be in [0.5, 1], got "
                 f"{self.repair_confidence!r}"
+            )
+        if not 0.0 <= self.possible_line_warning <= 1.0:
+            raise ValueError(
+                f"TrackerConfig.possible_line_warning must be in [0, 1], got "
+                f"{self.possible_line_warning!r}"
             )
         if not 0.0 <= self.quarto_confidence <= 1.0:
             raise ValueError(
