@@ -858,3 +858,16 @@ def test_the_possible_line_warning_can_be_switched_off():
                    for e in events if e["type"] == "warning")
     with pytest.raises(ValueError, match="possible_line_warning"):
         TrackerConfig(possible_line_warning=1.5)
+
+
+def test_no_possible_line_warning_among_pieces_taken_over_mid_game():
+    # Pieces standing when watching begins are adopted in an unknown order and make no
+    # Quarto among them; a line they might make is not named either.
+    feed = Feed()
+    d1 = Cell.from_name("d1")
+    for name, symbol in (("a1", "DRTH"), ("b1", "DSSS"), ("c1", "DRSS"), ("d1", "DSTS")):
+        feed.pieces[Cell.from_name(name)] = Piece.from_symbol(symbol)
+    events = feed.frames(2.0, odds={d1: {"color": 0.4}})
+    assert any(e.get("adopted") for e in events if e["type"] == "move")
+    assert not any(e["message"].startswith("possible Quarto")
+                   for e in events if e["type"] == "warning")

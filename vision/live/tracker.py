@@ -295,7 +295,8 @@ class StateTracker:
         """The record's events with unconfirmed lines held back (and later released), and
         a warning for each line a new move may have made that the record does not hold."""
         for event in events:
-            if event.get("type") == "move":
+            if event.get("type") == "move" and not event.get("adopted"):
+                # (Pieces taken over mid-game make no Quarto among them; no warning either.)
                 events = events + self._possible_lines(event, now)
         out, messages = self._gate.filter(events, self.line_confidence)
         if self.game is not None:
