@@ -31,9 +31,8 @@ from vision.live.evidence import (
     line_confidence,
     log_odds,
     readings_from_pieces,
-    value_probability,
 )
-from vision.live.linegate import LineGate, line_keys
+from vision.live.linegate import LineGate
 from vision.live.repair import propose_repair, recorded_cell_score
 from vision.live.tracker_config import TrackerConfig
 from vision.read.observation import Observation
@@ -257,11 +256,15 @@ class StateTracker:
         cells = sorted({cell for cell, _ in game.board.items()} | set(line))
         shared = event.get("shared", {})
         arrival = math.prod(self._arrival_odds.get(cell, 1.0) for cell in line)
-        best = 1.0
-        for branch in self._line_evidence(cells):
-            joint = dict(zip(cells, joint_posteriors(branch), strict=True))
-            best = min(best, line_confidence([joint[c] for c in line], shared))
+        best = min(line_confidence([joint[c] for c in line], shared)
+                   for joint in self._decoded_boards(cells))
         return arrival * best
+
+    def _decoded_boards(self, cells: Sequence[Cell]) -> list[dict[Cell, dict[Piece, float]]]:
+        """Each of :meth:`_line_evidence`'s two readings of ``cells``, decoded together
+        (:func:`joint_posteriors`): cell -> posterior over the pieces."""
+        return [dict(zip(cells, joint_posteriors(branch), strict=True))
+                for branch in self._line_evidence(cells)]
 
     def _line_evidence(self, cells: Sequence[Cell]
                        ) -> list[list[CellEvidence | SummedEvidence]]:
@@ -294,10 +297,10 @@ class StateTracker:
     def _announce(self, events: list[Event], now: float) -> list[Event]:
         """The record's events with unconfirmed lines held back (and later released), and
         a warning for each line a new move may have made that the record does not hold."""
-        for event in events:
-            if event.get("type") == "move" and not event.get("adopted"):
-                # (Pieces taken over mid-game make no Quarto among them; no warning either.)
-                events = events + self._possible_lines(event, now)
+        # (Pieces taken over mid-game make no Quarto among them; no warning either.)
+        events = events + [warning for event in events
+                           if event.get("type") == "move" and not event.get("adopted")
+                           for warning in self._possible_lines(event, now)]
         out, messages = self._gate.filter(events, self.line_confidence)
         if self.game is not None:
             for message in messages:
@@ -757,30 +760,27 @@ class StateTracker:
 
         The record holds each guessed piece as its likeliest unplayed reading, one cell at a
         time; the readings of all the occupied cells decoded together
-        (:func:`joint_posteriors`, the lower of the two readings of the board that
-        :meth:`line_confidence` takes) can lean to another piece there, one that completes a
-        line. Such a line is never announced (the record decides what is shouted), but the
-        players are told where to look before the turn ends."""
+        (:meth:`_decoded_boards`, the lower of the two readings, as :meth:`line_confidence`
+        takes it) can lean to another piece there, one that completes a line. Such a line
+        is never announced (the record decides what is shouted), but the players are told
+        where to look before the turn ends."""
         game = self.game
         threshold = self.config.possible_line_warning
         if game is None or threshold <= 0.0:
             return []
         cell = Cell(int(move["row"]), int(move["col"]))
         board = game.board
-        made = line_keys(self.rules.lines_created(board, cell))
+        made = {quarto.line for quarto in self.rules.lines_created(board, cell)}
         lines = [line for line in self.rules.lines_through(cell)
-                 if all(board[c] is not None for c in line.cells)
-                 and tuple(sorted((c.row, c.col) for c in line.cells)) not in made]
+                 if line not in made and all(board[c] is not None for c in line.cells)]
         if not lines:
             return []
-        occupied = sorted(c for c, _ in board.items())
-        branches = [dict(zip(occupied, joint_posteriors(branch), strict=True))
-                    for branch in self._line_evidence(occupied)]
+        boards = self._decoded_boards(sorted(c for c, _ in board.items()))
         events: list[Event] = []
         for line in lines:
             p, attribute, value = max(
-                (min(math.prod(value_probability(joint[c], a, v) for c in line.cells)
-                     for joint in branches), a, v)
+                (min(line_confidence([joint[c] for c in line.cells], {a: v})
+                     for joint in boards), a, v)
                 for a in self.rules.attributes for v in VALUES[a])
             if p < threshold:
                 continue
