@@ -120,12 +120,19 @@ def test_lamp_switched_on_and_hover_give_no_event(tmp_path):
     scene.session.close(scene.t)
 
 
-def test_delayed_alert(tmp_path):
+def _row_on_delay(tmp_path, symbols):
+    """A scene on a 2-second alert delay whose row a1-d1 gets ``symbols`` in turn; returns
+    it and the time the last hand left."""
     scene = Scene(session_for(tmp_path, policy=AlertPolicy("delay", 2.0)))
     scene.run(1.0)
-    for name, sym in [("a1", "LRSS"), ("b1", "DRSS"), ("c1", "LSSS")]:
-        scene.place(name, sym)
-    t_left = scene.place("d1", "DSSS")
+    t_left = 0.0
+    for name, sym in zip(("a1", "b1", "c1", "d1"), symbols, strict=True):
+        t_left = scene.place(name, sym)
+    return scene, t_left
+
+
+def test_delayed_alert(tmp_path):
+    scene, t_left = _row_on_delay(tmp_path, ["LRSS", "DRSS", "LSSS", "DSSS"])
     assert "quarto" not in types(scene.events)
     scene.run(2.0)
     (quarto,) = [e for e in scene.events if e["type"] == "quarto"]
@@ -279,11 +286,7 @@ def test_a_correction_by_hand_survives_a_restart(tmp_path):
 
 
 def test_a_delayed_quarto_corrected_away_by_hand_is_never_announced(tmp_path):
-    scene = Scene(session_for(tmp_path, policy=AlertPolicy("delay", 2.0)))
-    scene.run(1.0)
-    for name, sym in [("a1", "LRSS"), ("b1", "DSTS"), ("c1", "DRTS")]:
-        scene.place(name, sym)
-    scene.place("d1", "LSSS")  # all solid: a line, waiting for the delay
+    scene, _ = _row_on_delay(tmp_path, ["LRSS", "DSTS", "DRTS", "LSSS"])  # all solid: a line
     assert "quarto" not in types(scene.events)
     # the user says d1 is hollow: no line any more, and the waiting Quarto must not sound
     scene.events += scene.session.correct_last("top", scene.t)
