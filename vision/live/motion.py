@@ -94,6 +94,7 @@ class MotionGate:
         self._piece_area = 1.0
         self._still_since: float | None = None
         self._scale = 1.0
+        self._changed: NDArray[np.bool_] | None = None
 
     def _small(self, frame: NDArray[np.uint8]) -> NDArray[np.int16]:
         h, w = frame.shape[:2]
@@ -142,6 +143,7 @@ class MotionGate:
             raise ValueError(f"frame must be (H, W, 3) BGR, got shape {frame.shape}")
         small = self._small(frame)
         region = self._region(small.shape, view)
+        self._changed = None
         cfg = self.config
         n = max(1, int(region.sum()))
         motion = 1.0
@@ -159,24 +161,25 @@ class MotionGate:
             if self._still_since is not None and now - self._still_since >= cfg.adopt_s:
                 self._reference = small
             return GateResult(True, motion, 0.0, "new reference")
-        changed = self._changed(small, self._reference, region)
+        changed = self._changed_mask(small, self._reference, region)
         change_areas = self._areas(changed)
         if motion > cfg.motion_fraction or self._still_since is None:
             return GateResult(True, motion, change_areas, "motion")
         if change_areas > cfg.max_piece_areas:
             # compare under the current lighting only when it matters (2 ms a frame)
-            changed = self._changed(small, _relit(self._reference, small, region), region)
+            changed = self._changed_mask(small, _relit(self._reference, small, region), region)
             change_areas = self._areas(changed)
         # Still, and a little more than a piece: a piece with its shadow, unless part of it
         # comes in across the edge of the region (a still hand's arm).
         if (cfg.max_piece_areas < change_areas <= cfg.relit_piece_areas
                 and self._edge_areas(changed) <= cfg.relit_edge_areas):
+            self._changed = changed
             return GateResult(False, motion, change_areas, "piece and shadow")
         if change_areas > cfg.max_piece_areas:
             still_s = now - self._still_since
             if cfg.relit_rebase_s <= still_s < cfg.rebase_s:
                 lit = _light_field(self._reference, small, cfg.light_tile_px)
-                left = self._changed(small, lit, region)
+                left = self._changed_mask(small, lit, region)
                 if (self._areas(left) <= cfg.relit_piece_areas
                         or self._edge_areas(left) <= cfg.relit_edge_areas):
                     self._reference = small  # a lamp's pool of light, no hand
@@ -185,9 +188,17 @@ class MotionGate:
                 self._reference = small  # a still, lasting change: lighting, or a moved object
                 return GateResult(False, motion, 0.0, "rebased")
             return GateResult(True, motion, change_areas, "large change")
+        self._changed = changed
         return GateResult(False, motion, change_areas)
 
-    def _changed(
+    @property
+    def changed(self) -> tuple[NDArray[np.bool_], float] | None:
+        """What differs from the settled reference on the last frame that was still with no
+        more change than one piece and its shadow (None otherwise): the mask in the gate's
+        small copy and that copy's scale (its pixels per frame pixel)."""
+        return None if self._changed is None else (self._changed, self._scale)
+
+    def _changed_mask(
         self, small: NDArray[np.int16], expected: NDArray[np.int16], region: NDArray[np.bool_]
     ) -> NDArray[np.bool_]:
         """Pixels of ``small`` inside the region that differ from ``expected``."""

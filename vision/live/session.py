@@ -24,6 +24,7 @@ from vision.game.record import GameRecorder, find_unfinished, read_record
 from vision.geometry.board_view import BoardView
 from vision.geometry.camera import Camera, Intrinsics, Pose
 from vision.live.alerts import AlertPolicy, EventScheduler
+from vision.live.change import change_scores
 from vision.live.motion import GateResult, MotionConfig, MotionGate
 from vision.live.sources import Frame
 from vision.live.tracker import StateTracker, TrackerConfig
@@ -195,10 +196,21 @@ class WatchSession:
                 self.observation = self.reader(image, self.view)
                 self._last_read = t
                 read = True
-            events = self.tracker.update(self.observation, t)
+            events = self.tracker.update(self.observation, t, change=self._change_scores())
             if self.tracker.settled:
                 self.gate.rebase()
         return FrameResult(self._output(events, t, image), self.view, self.observation, gate, read)
+
+    def _change_scores(self) -> dict[Cell, float] | None:
+        """How well a piece on each free cell explains what changed since the settled scene,
+        measured only while the tracker waits for the scene to settle (when a turn's move is
+        decided)."""
+        game = self.tracker.game
+        changed = self.gate.changed
+        if self.tracker.settled or game is None or changed is None or self.view is None:
+            return None
+        standing = {cell: piece.value("height") == "tall" for cell, piece in game.board.items()}
+        return change_scores(changed[0], changed[1], self.view, standing)
 
     def undo_last(self, t: float) -> list[Event]:
         """A by-hand correction from the live window: take back the last move (it stays

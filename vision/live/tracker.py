@@ -19,7 +19,7 @@ from __future__ import annotations
 import logging
 import math
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from vision.game.model import Event, Game
@@ -102,6 +102,7 @@ class StateTracker:
         self._hand_since_settle = True  # a hand (busy frames) since the last settled frame
         #: each cell's occupied probability on the last settled frame
         self._settled_occ: dict[Cell, float] = {}
+        self._change: Mapping[Cell, float] | None = None  # this frame's change scores
         #: cells recorded by a hidden arrival: their piece is a guess from no reading
         self._hidden_guess: set[Cell] = set()
         self._view_moved = True  # the view moved (bump, board lost) since the last settle
@@ -130,17 +131,22 @@ class StateTracker:
             and self._last_t - self._window_start >= cfg.min_stable_s
         )
 
-    def update(self, observation: Observation, now: float, *, busy: bool = False) -> list[Event]:
+    def update(self, observation: Observation, now: float, *, busy: bool = False,
+               change: Mapping[Cell, float] | None = None) -> list[Event]:
         """Advance to source time ``now`` with this frame's reading.
 
         ``busy`` means a hand or motion over the board (the reading is not trusted). An empty
-        observation (no board, or not read this frame) still advances time.
+        observation (no board, or not read this frame) still advances time. ``change`` scores
+        each free cell by how well a piece there explains what changed in the image since
+        the last settled scene (``vision.live.change.change_scores``; None: not measured).
         """
         self._last_t = float(now)
         if busy or not observation:
             self._hand_since_settle = True
+            self._change = None
             self._reset_window()
             return []
+        self._change = change
         pattern = self._occupancy_pattern(observation)
         if pattern != self._pattern:
             self._reset_window()
@@ -409,8 +415,8 @@ class StateTracker:
                 events += self._warn_once(
                     "hidden:" + hidden.name,
                     now,
-                    f"a hand came and went and only {hidden.name} changed, mostly hidden "
-                    "behind other pieces: taken as the move",
+                    f"a hand came and went and only {hidden.name} changed, partly hidden "
+                    "behind other pieces and read unsurely: taken as the move",
                 )
                 events += self._place_new([hidden], now, wait=False)
                 if self.game.board[hidden] is not None:
@@ -508,7 +514,29 @@ class StateTracker:
             rise = log_odds(reading.occupied_probability, 1e-3) - log_odds(before, 1e-3)
             if rise >= cfg.hidden_arrival_min_rise:
                 found.append(reading.cell)
-        return found[0] if len(found) == 1 else None
+        if len(found) == 1:
+            return found[0]
+        return None if found else self._changed_arrival(observation, taken)
+
+    def _changed_arrival(self, observation: Observation, taken: set[Cell]) -> Cell | None:
+        """The free cell that alone explains what changed in the image over the turn, if its
+        occupancy rose too (see ``TrackerConfig.change_arrival_min``)."""
+        cfg = self.config
+        change = {c: s for c, s in (self._change or {}).items() if c not in taken}
+        if not change:
+            return None
+        ranked = sorted(change, key=lambda c: (-change[c], c))
+        best = ranked[0]
+        second = change[ranked[1]] if len(ranked) > 1 else 0.0
+        if (change[best] < cfg.change_arrival_min
+                or second > cfg.change_arrival_ratio * change[best]):
+            return None
+        before = self._settled_occ.get(best)
+        if before is None:
+            return None
+        now_p = observation.reading(best).occupied_probability
+        rise = log_odds(now_p, 1e-3) - log_odds(before, 1e-3)
+        return best if rise >= cfg.hidden_arrival_min_rise else None
 
     def _log_odds(self, cell: Cell) -> dict[str, float]:
         """Mean log-odds of each attribute read on ``cell`` in this settle (absent: unread)."""
@@ -641,14 +669,17 @@ class StateTracker:
         view, on the first settle after a hand, was never a piece: a hand that stood still
         over the board (a hover) read as one, or a piece put down and picked up again in the
         same turn. The move is withdrawn (an ``undo`` event, with a warning), so that the
-        turn's real move takes its place and the moves after it keep their turns."""
+        turn's real move takes its place and the moves after it keep their turns.
+
+        A move taken from a turn that showed no new piece (a hidden arrival) is never
+        withdrawn so: its cell did not read occupied when it was taken either."""
         game = self.game
         cfg = self.config
         if (game is None or not game.moves or not self._hand_since_settle
                 or cfg.vanished_max_occupied <= 0.0):
             return []
         last = game.moves[-1]
-        if last.cell not in gone:
+        if last.cell not in gone or last.cell in self._hidden_guess:
             return []
         reading = observation.reading(last.cell)
         if (reading.visible_fraction < cfg.min_visible_fraction

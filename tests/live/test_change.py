@@ -1,0 +1,82 @@
+"""Which free cell explains what changed in the image (``vision.live.change``)."""
+
+import cv2
+import numpy as np
+import pytest
+
+from tests.locate.synth import make_view
+from vision.live.change import ChangeConfig, change_scores, silhouette_polygon
+from vision.rules.board import ALL_CELLS, Cell
+
+SCALE = 0.25  # the motion gate's small copy: 320 px wide for a 1280 px frame
+CFG = ChangeConfig()
+
+
+def _mask(view, cell, height_m, hidden_by=()):
+    """The pixels a piece on ``cell`` changes, less what ``hidden_by`` (cell, height) hide."""
+    shape = (180, 320)
+    mask = np.zeros(shape, np.uint8)
+    cv2.fillConvexPoly(mask, silhouette_polygon(view, cell, CFG.piece_diameter_m, height_m,
+                                                SCALE), 1)
+    for other, h in hidden_by:
+        cv2.fillConvexPoly(mask, silhouette_polygon(view, other, CFG.piece_diameter_m, h,
+                                                    SCALE), 0)
+    return mask.astype(bool)
+
+
+def _front_and_behind(view):
+    """Two neighbouring cells along the line of sight: (nearer the camera, behind it)."""
+    centres = np.array([(*view.spec.cell_center(c), 0.0) for c in ALL_CELLS])
+    depth = dict(zip(ALL_CELLS, view.camera.depth(centres), strict=True))
+    px = dict(zip(ALL_CELLS, view.cell_centers_px(), strict=True))
+    pairs = [(a, b) for a in ALL_CELLS for b in ALL_CELLS
+             if abs(a.row - b.row) + abs(a.col - b.col) == 1 and depth[a] < depth[b]]
+    # the pair most nearly one above the other in the image
+    return min(pairs, key=lambda p: abs(px[p[0]][0] - px[p[1]][0]))
+
+
+@pytest.mark.parametrize("elevation", [30.0, 55.0, 80.0])
+def test_a_new_piece_in_view_scores_its_own_cell_best(elevation):
+    view = make_view(elevation_deg=elevation, azimuth_deg=20.0)
+    cell = Cell.from_name("b3")
+    scores = change_scores(_mask(view, cell, CFG.tall_height_m), SCALE, view, {})
+    ranked = sorted(scores, key=scores.get, reverse=True)
+    assert ranked[0] == cell and scores[cell] > 0.9
+    assert scores[ranked[1]] < 0.75 * scores[cell]
+
+
+def test_a_piece_behind_a_tall_one_scores_by_the_part_that_shows():
+    # A short piece put behind a standing tall piece shows only its top: its cell scores
+    # best once the tall piece's silhouette is taken out of the prediction, and the
+    # standing piece's own cell gets no score at all.
+    view = make_view(elevation_deg=35.0, azimuth_deg=10.0)
+    front, behind = _front_and_behind(view)
+    changed = _mask(view, behind, CFG.short_height_m, hidden_by=[(front, CFG.tall_height_m)])
+    assert changed.any()
+    scores = change_scores(changed, SCALE, view, {front: True})
+    assert front not in scores
+    assert max(scores, key=scores.get) == behind and scores[behind] > 0.9
+    # Without knowing the front piece stands there, the hidden piece explains it worse.
+    blind = change_scores(changed, SCALE, view, {})
+    assert blind[behind] < scores[behind]
+
+
+def test_a_new_front_piece_is_not_taken_for_the_cell_behind_it():
+    # The phantom of low views: a piece put in front covers the cell behind it in the image.
+    view = make_view(elevation_deg=30.0, azimuth_deg=10.0)
+    front, behind = _front_and_behind(view)
+    scores = change_scores(_mask(view, front, CFG.tall_height_m), SCALE, view, {})
+    assert scores[front] > 0.9 and scores[behind] < 0.75 * scores[front]
+
+
+def test_nothing_changed_scores_zero_everywhere():
+    view = make_view()
+    scores = change_scores(np.zeros((180, 320), bool), SCALE, view, {Cell.from_name("a1"): False})
+    assert len(scores) == 15 and set(scores.values()) == {0.0}
+
+
+def test_config_rejects_bad_sizes():
+    with pytest.raises(ValueError):
+        ChangeConfig(short_height_m=0.07, tall_height_m=0.04)
+    with pytest.raises(ValueError):
+        ChangeConfig(piece_diameter_m=0.0)

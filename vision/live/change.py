@@ -1,0 +1,98 @@
+"""Which free cell a turn's piece went to, judged from what changed in the image.
+
+The motion gate keeps the last settled scene as its reference (``MotionGate.changed``): when
+the hand has left, the pixels that differ from it are the new piece and its shadow. A piece
+on a cell would show as its silhouette less what the pieces nearer the camera hide of it.
+Each free cell is scored by how well that visible silhouette matches the changed pixels (the
+Dice overlap of the two masks, the better of a short and a tall piece).
+
+This sees a piece the reader misses: one standing behind others, of which only the top shows
+above them, reads empty or unsure, but the image around its top did change. It also tells a
+phantom (a cell behind a new piece that reads occupied because the new piece covers it):
+the change is the front piece's silhouette, which a piece on the hidden cell cannot match.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+from numpy.typing import NDArray
+
+from vision.geometry.board_view import BoardView
+from vision.rules.board import ALL_CELLS, Cell
+
+
+@dataclass(frozen=True)
+class ChangeConfig:
+    """Piece sizes of the silhouettes (m): a typical set's footprint and two heights."""
+
+    piece_diameter_m: float = 0.03
+    short_height_m: float = 0.037
+    tall_height_m: float = 0.067
+
+    def __post_init__(self) -> None:
+        if not (self.piece_diameter_m > 0 and 0 < self.short_height_m < self.tall_height_m):
+            raise ValueError("ChangeConfig: sizes must be > 0 and short below tall")
+
+
+def silhouette_polygon(view: BoardView, cell: Cell, diameter_m: float, height_m: float,
+                       scale: float = 1.0) -> NDArray[np.int32]:
+    """Convex outline (pixels times ``scale``) of a cylinder standing on ``cell``."""
+    a = np.linspace(0.0, 2.0 * np.pi, 16, endpoint=False)
+    cx, cy = view.spec.cell_center(cell)
+    r = diameter_m / 2.0
+    ring = np.column_stack([cx + r * np.cos(a), cy + r * np.sin(a)])
+    pts = np.vstack([np.column_stack([ring, np.zeros(len(a))]),
+                     np.column_stack([ring, np.full(len(a), height_m)])])
+    px = (view.project(pts) * scale).astype(np.float32)
+    return np.asarray(np.rint(cv2.convexHull(px)[:, 0, :]), dtype=np.int32)
+
+
+def change_scores(changed: NDArray[np.bool_], scale: float, view: BoardView,
+                  standing: Mapping[Cell, bool], config: ChangeConfig | None = None,
+                  ) -> dict[Cell, float]:
+    """Dice overlap (0..1) of the changed pixels with each free cell's visible silhouette.
+
+    Parameters
+    ----------
+    changed : mask of the pixels that differ from the settled reference, in the gate's small
+        copy of the frame (``scale`` times the frame's pixels).
+    standing : the cells that hold a piece, and whether it is tall; they hide what stands
+        behind them and get no score.
+    """
+    cfg = config or ChangeConfig()
+    n_changed = int(np.count_nonzero(changed))
+    if n_changed == 0:
+        return {c: 0.0 for c in ALL_CELLS if c not in standing}
+    centres = np.array([(*view.spec.cell_center(c), 0.0) for c in ALL_CELLS])
+    depth = dict(zip(ALL_CELLS, view.camera.depth(centres), strict=True))
+    shape = changed.shape
+    heights = (cfg.short_height_m, cfg.tall_height_m)
+
+    def fill(cell: Cell, height: float) -> NDArray[np.bool_]:
+        mask = np.zeros(shape, np.uint8)
+        cv2.fillConvexPoly(mask, silhouette_polygon(view, cell, cfg.piece_diameter_m, height,
+                                                    scale), 1)
+        return mask.astype(bool)
+
+    front = {c: fill(c, heights[int(tall)]) for c, tall in standing.items()}
+    scores: dict[Cell, float] = {}
+    for cell in ALL_CELLS:
+        if cell in standing:
+            continue
+        hidden = np.zeros(shape, bool)
+        for other, mask in front.items():
+            if depth[other] < depth[cell]:
+                hidden |= mask
+        best = 0.0
+        for h in heights:
+            visible = fill(cell, h) & ~hidden
+            n_visible = int(np.count_nonzero(visible))
+            if n_visible:
+                both = int(np.count_nonzero(visible & changed))
+                best = max(best, 2.0 * both / (n_visible + n_changed))
+        scores[cell] = best
+    return scores
