@@ -33,7 +33,7 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
-from vision.learn.cnn import conv3x3, max_pool2
+from vision.learn.cnn import conv3x3_rows, max_pool2
 
 F32 = NDArray[np.float32]
 FloatArray = NDArray[np.float64]
@@ -78,13 +78,13 @@ class BoardNet:
             if w.shape[2:] == (1, 1):
                 out = np.asarray(t @ w[:, :, 0, 0].T + b, dtype=np.float32)
             else:
-                out = conv3x3(t, w, b)
+                out = conv3x3_rows(t, w, b)
             return np.maximum(out, 0.0) if relu else out
 
         def up_conv(name: str, low: F32, skip: F32) -> F32:
             # conv(name, [up(low), skip]): the upsampled part at low resolution (see
             # ``conv3x3_upsampled``), the same maps for a third of the work.
-            out = conv3x3(skip, self._skip_kernels[name], self.layers[name][1])
+            out = conv3x3_rows(skip, self._skip_kernels[name], self.layers[name][1])
             out += conv3x3_upsampled(low, self._upsampled_kernels[name])
             return np.maximum(out, 0.0)
 
