@@ -9,7 +9,15 @@ import numpy as np
 import pytest
 
 from tests.learn.test_sampling import make_view
-from vision.learn.cnn import CnnModelError, ConvCellModel, ConvNet, conv3x3, load_cnn, max_pool2
+from vision.learn.cnn import (
+    CnnModelError,
+    ConvCellModel,
+    ConvNet,
+    conv3x3,
+    conv3x3_rows,
+    load_cnn,
+    max_pool2,
+)
 from vision.learn.dataset import OUTPUTS
 from vision.learn.patches import (
     PATCH_CHANNELS,
@@ -44,6 +52,21 @@ def test_conv_matches_the_textbook_definition() -> None:
     assert np.allclose(conv3x3(x, w, b), naive_conv(x, w, b), atol=1e-4)
     with pytest.raises(ValueError, match="input channels"):
         conv3x3(x, w[:, :2], b)
+
+
+def test_row_shifted_conv_matches_the_textbook_definition() -> None:
+    """The three-product convolution (the board network's) against the definition, over
+    batches (an image's padding rows must not leak into the next) and odd sizes."""
+    rng = np.random.default_rng(1)
+    for n, h, wd, c in ((1, 6, 8, 3), (3, 5, 7, 4), (2, 1, 1, 2)):
+        x = rng.normal(size=(n, h, wd, c)).astype(np.float32)
+        w = rng.normal(size=(5, c, 3, 3)).astype(np.float32)
+        b = rng.normal(size=5).astype(np.float32)
+        got = conv3x3_rows(x, w, b)
+        assert got.shape == (n, h, wd, 5)
+        assert np.allclose(got, naive_conv(x, w, b), atol=1e-4)
+    with pytest.raises(ValueError, match="input channels"):
+        conv3x3_rows(x, w[:, :1], b)
 
 
 def test_max_pool_takes_the_largest_of_each_block() -> None:

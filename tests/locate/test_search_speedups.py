@@ -8,7 +8,7 @@ import pytest
 
 from vision.locate import LocateConfig
 from vision.locate.candidates import _enclosed_regions, _median, _percentiles
-from vision.locate.finder import _grid_window
+from vision.locate.finder import _grid_window, smoothed
 from vision.locate.fit import ring_model_points
 from vision.locate.lattice import _Candidates, _seed_pairs, apply_h, lattice_hypotheses
 
@@ -203,3 +203,20 @@ def test_marking_quick_look_keeps_the_marking_that_lines_up(seed):
     assert quick is not None and every is not None
     assert (quick[4].mode, quick[4].polarity) == (every[4].mode, every[4].polarity) == ("edge", 1)
     assert np.array_equal(quick[2], every[2])
+
+
+@pytest.mark.parametrize("sigma", [1.2, 1.5])
+def test_smoothing_from_bytes_equals_gaussian_blur_of_floats(sigma):
+    """The working image (960 pixels wide) bit for bit; other widths (the full-resolution
+    window) within a ten-thousandth of a grey level."""
+    rng = np.random.default_rng(5)
+    for shape, exact in (((540, 960), True), ((333, 701), False), ((120, 250), False)):
+        image = cv2.GaussianBlur(rng.integers(0, 256, shape).astype(np.uint8), (0, 0), 2.0)
+        image[::7] = rng.integers(0, 256, image[::7].shape)
+        plain = cv2.GaussianBlur(image.astype(np.float32), (0, 0), sigma)
+        got = smoothed(image, sigma)
+        assert got.dtype == np.float32 and got.shape == shape
+        if exact:
+            np.testing.assert_array_equal(got, plain)
+        else:
+            np.testing.assert_allclose(got, plain, rtol=0, atol=1e-4)

@@ -197,6 +197,22 @@ def _project_distorted(
     x = x * iz
     y = y * iz
     r2 = x * x + y * y
+    out = np.empty((len(pts), 2))
+    if len(r2) and r2.max() < 1e100:
+        # Every power of r2 is finite, so a term with a zero coefficient adds exactly 0.0
+        # and a zero rational part divides by exactly 1.0: leaving them out gives the same
+        # bits (the finder fits k1 alone, so most of the formula drops).
+        xd, yd = _distort_finite(x, y, r2, k)
+    else:
+        xd, yd = _distort(x, y, r2, k)
+    out[:, 0] = xd * K.fx + K.cx
+    out[:, 1] = yd * K.fy + K.cy
+    return out
+
+
+def _distort(x: FloatArray, y: FloatArray, r2: FloatArray, k: FloatArray,
+             ) -> tuple[FloatArray, FloatArray]:
+    """OpenCV's distortion of normalised points (x, y), term by term as it computes it."""
     r4 = r2 * r2
     r6 = r4 * r2
     a1 = 2 * x * y
@@ -206,10 +222,46 @@ def _project_distorted(
     icdist2 = 1.0 / (1 + k[5] * r2 + k[6] * r4 + k[7] * r6)
     xd = x * cdist * icdist2 + k[2] * a1 + k[3] * a2 + k[8] * r2 + k[9] * r4
     yd = y * cdist * icdist2 + k[2] * a3 + k[3] * a1 + k[10] * r2 + k[11] * r4
-    out = np.empty((len(pts), 2))
-    out[:, 0] = xd * K.fx + K.cx
-    out[:, 1] = yd * K.fy + K.cy
-    return out
+    return xd, yd
+
+
+def _distort_finite(x: FloatArray, y: FloatArray, r2: FloatArray, k: FloatArray,
+                    ) -> tuple[FloatArray, FloatArray]:
+    """:func:`_distort` for points whose r2, r4 and r6 are finite: the terms with a zero
+    coefficient left out, the others added in the same order (the same bits)."""
+    r4 = r2 * r2 if k[1] or k[6] or k[9] or k[11] or k[4] or k[7] else None
+    r6 = r4 * r2 if r4 is not None and (k[4] or k[7]) else None
+    cdist = 1 + k[0] * r2
+    if k[1]:
+        cdist = cdist + k[1] * r4
+    if k[4]:
+        cdist = cdist + k[4] * r6
+    xd = x * cdist
+    yd = y * cdist
+    if k[5] or k[6] or k[7]:
+        den = 1 + k[5] * r2
+        if k[6]:
+            den = den + k[6] * r4
+        if k[7]:
+            den = den + k[7] * r6
+        icdist2 = 1.0 / den
+        xd = xd * icdist2
+        yd = yd * icdist2
+    if k[2] or k[3]:
+        a1 = 2 * x * y
+        if k[2]:
+            xd = xd + k[2] * a1
+            yd = yd + k[2] * (r2 + 2 * y * y)
+        if k[3]:
+            xd = xd + k[3] * (r2 + 2 * x * x)
+            yd = yd + k[3] * a1
+    for c, term in ((k[8], r2), (k[9], r4)):
+        if c:
+            xd = xd + c * term
+    for c, term in ((k[10], r2), (k[11], r4)):
+        if c:
+            yd = yd + c * term
+    return xd, yd
 
 
 def _as_xyz(points: FloatArray) -> FloatArray:

@@ -73,6 +73,38 @@ def conv3x3(x: F32, weight: F32, bias: F32) -> F32:
     return np.asarray(out.reshape(n, h, w, -1), dtype=np.float32)
 
 
+def conv3x3_rows(x: F32, weight: F32, bias: F32) -> F32:
+    """:func:`conv3x3` for a few large maps (the board network's): im2col of the three column
+    taps only, and the three row taps as the same columns shifted by whole rows - three
+    matrix products over views of one array, a third of the copying. 10-15% faster on maps
+    of 64x36 pixels and more; slower on small ones (each image's two padding rows are
+    computed and dropped). The sums are grouped differently from ``conv3x3``'s, so the last
+    bits differ.
+
+    Returns a view of (N, H, W, C_out) maps.
+    """
+    n, h, w, c = x.shape
+    if weight.shape[1:] != (c, 3, 3):
+        raise ValueError(f"kernels {weight.shape} do not fit {c} input channels")
+    c_out = weight.shape[0]
+    padded = np.zeros((n, h + 2, w + 2, c), dtype=x.dtype)
+    padded[:, 1:-1, 1:-1] = x
+    pixel = np.dtype((np.void, c * padded.itemsize))
+    src = padded.view(pixel)[..., 0]
+    cols = np.empty((n, h + 2, w, 3), dtype=pixel)
+    for dx in range(3):
+        cols[:, :, :, dx] = src[:, :, dx:dx + w]
+    flat = cols.view(x.dtype).reshape(n * (h + 2) * w, 3 * c)
+    kernel = weight.transpose(2, 3, 1, 0).reshape(3, 3 * c, c_out)
+    rows = len(flat) - 2 * w
+    out = np.empty((n * (h + 2) * w, c_out), dtype=np.float32)
+    np.matmul(flat[:rows], kernel[0], out=out[:rows])
+    out[:rows] += flat[w:w + rows] @ kernel[1]
+    out[:rows] += flat[2 * w:] @ kernel[2]
+    out[:rows] += bias
+    return out.reshape(n, h + 2, w, c_out)[:, :h]
+
+
 def max_pool2(x: F32) -> F32:
     """2x2 max-pool of (N, H, W, C) maps with even H and W."""
     pooled = np.maximum(np.maximum(x[:, 0::2, 0::2], x[:, 0::2, 1::2]),

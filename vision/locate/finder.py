@@ -243,6 +243,19 @@ def _judge(gray_work: NDArray[np.float32], Hf: FloatArray, rf: float, edge: Edge
     return contrast + lay.frame_score + config.candidate_weight * n_cand, lay
 
 
+def smoothed(gray: NDArray[np.uint8], sigma_px: float) -> NDArray[np.float32]:
+    """``cv2.GaussianBlur(gray.astype(np.float32), (0, 0), sigma_px)``, filtered straight from
+    the 8-bit image, in about half the time (OpenCV's separable filter converts the bytes
+    itself, without a float copy of the image). The same kernel (GaussianBlur's size and
+    float32 taps for float images) and border: the same bits when the width is a multiple
+    of 32 pixels (the 960-pixel working image), within 5e-5 grey levels otherwise (OpenCV's
+    vectorised loops end differently)."""
+    ksize = int(np.rint(sigma_px * 8 + 1)) | 1
+    kernel = cv2.getGaussianKernel(ksize, sigma_px, cv2.CV_32F)
+    return np.asarray(cv2.sepFilter2D(gray, cv2.CV_32F, kernel, kernel,
+                                      borderType=cv2.BORDER_REFLECT_101), dtype=np.float32)
+
+
 def find_board(
     frame: NDArray[np.uint8], *, intrinsics: Intrinsics | None = None,
     config: LocateConfig | None = None,
@@ -275,7 +288,7 @@ def find_board(
     scale = min(1.0, config.work_width_px / w)
     work = gray if scale == 1.0 else cv2.resize(gray, None, fx=scale, fy=scale,
                                                  interpolation=cv2.INTER_AREA)
-    work_f = cv2.GaussianBlur(work.astype(np.float32), (0, 0), config.smooth_sigma_px)
+    work_f = smoothed(work, config.smooth_sigma_px)
     edge = EdgeConfig(min_edge=edge_threshold(work_f, config),
                       radius_range=config.ring_radius_range)
     peaks = frame_peaks(frame, scale, config)
@@ -310,8 +323,7 @@ def find_board(
     # of the frame); T maps frame pixels to pixels of that window.
     x0, y0, x1, y1 = _grid_window(H, (w, h), config.full_res_margin_px)
     T = np.array([[1.0, 0.0, -x0], [0.0, 1.0, -y0], [0.0, 0.0, 1.0]])
-    full_f = cv2.GaussianBlur(gray[y0:y1, x0:x1].astype(np.float32), (0, 0),
-                              config.full_smooth_sigma_px)
+    full_f = smoothed(gray[y0:y1, x0:x1], config.full_smooth_sigma_px)
     full_edge = replace(edge, line_halfwidth_px=edge.line_halfwidth_px / scale)
     if scale < 1.0:
         H_win, radius, _, _ = fit_rings(full_f, T @ H, radius, config.full_res_reaches_px,

