@@ -128,13 +128,36 @@ def test_gate_holds_then_releases_or_drops():
     (late,) = gate.release(lambda e: 0.9, 2.5)
     assert late["type"] == "quarto" and late["t"] == 2.5 and late["after_move"] == 4
     # a held line that lapses gives a warning, not a quarto_missed
-    gate.filter([_quarto(after_move=6)], lambda e: 0.1)
+    gate.filter([{"type": "move"}, _quarto(after_move=6)], lambda e: 0.1)
     missed = dict(_quarto(after_move=6), type="quarto_missed")
     out, warnings = gate.filter([missed, {"type": "move"}], lambda e: 0.1)
     assert types(out) == ["move"] and "lapsed" in warnings[0]
     assert gate.held == []
     with pytest.raises(ValueError):
         LineGate(1.5)
+
+
+def test_a_line_heard_once_is_not_announced_again_after_a_correction():
+    # Fresh game 1022011: a correction a moment after the row was announced changed what
+    # its pieces share; the record raised the row again, and "Quarto!" was heard twice.
+    gate = LineGate(0.5)
+    out, _ = gate.filter([{"type": "move"}, _quarto()], lambda e: 0.9)
+    assert types(out) == ["move", "quarto"]
+    again = dict(_quarto(), shared={"height": "short", "top": "solid"})
+    out, warnings = gate.filter([{"type": "correction"}, again], lambda e: 0.9)
+    assert types(out) == ["correction"] and warnings == []
+    # A correction that took the line from the record, then one that gives it back: news.
+    gate.keep_only([])
+    out, _ = gate.filter([{"type": "correction"}, again], lambda e: 0.9)
+    assert types(out) == ["correction", "quarto"]
+    # So is the line made again by the move after an undo.
+    out, _ = gate.filter([{"type": "undo"}, {"type": "move"}, _quarto(t=3.0)], lambda e: 0.9)
+    assert types(out) == ["undo", "move", "quarto"]
+    # A line held back and raised again with other shared values is held as raised last.
+    gate = LineGate(0.5)
+    gate.filter([{"type": "move"}, _quarto()], lambda e: 0.2)
+    gate.filter([{"type": "correction"}, again], lambda e: 0.2)
+    assert [e["shared"] for e in gate.held] == [again["shared"]]
 
 
 def _line_with_misread_first_piece(feed):

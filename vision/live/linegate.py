@@ -82,6 +82,7 @@ class LineGate:
         keys = line_keys(lines)
         for key in [k for k in self._held if k not in keys]:
             del self._held[key]
+        self._announced &= keys  # a line the record lost and gives again is news again
 
     def filter(
         self, events: list[Event], confidence: Confidence
@@ -94,7 +95,11 @@ class LineGate:
         warnings: list[str] = []
         for event in events:
             kind = event.get("type")
-            if kind == "quarto":
+            if kind == "quarto" and line_key(event) in self._announced:
+                # The same four cells raised again by a correction that changed what their
+                # pieces share: a line already heard (fresh game 1022011 shouted twice).
+                logger.info("line %s already announced; not again", describe(event))
+            elif kind == "quarto":
                 key = line_key(event)
                 c = confidence(event)
                 logger.info("line %s after move %s: confidence %.3f", describe(event),
@@ -121,6 +126,7 @@ class LineGate:
             else:
                 if kind in ("move", "game_end", "undo"):
                     self._held.clear()  # a held line is claimable only until the next move
+                    self._announced.clear()  # lines are claimable only until then too
                 out.append(event)
         return out, warnings
 
