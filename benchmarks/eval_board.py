@@ -103,7 +103,7 @@ def diagnose(label: Label, config: LocateConfig | None = None) -> str:
         guess = min(guess, float(np.hypot(*(g - np.rint(g)).T).max()))
     radius = label.raw["board"]["cell_diameter_m"] / 2.0 / label.raw["board"]["cell_pitch_m"]
     edge = EdgeConfig(min_edge=config.min_edge_step, radius_range=config.ring_radius_range)
-    work_f = cv2.GaussianBlur(work.astype(np.float32), (0, 0), config.smooth_sigma_px)
+    work_f = fnd.smoothed(work, config.smooth_sigma_px)  # as the finder smooths it
     pitch = fnd._pitch_px(H_true)
     reaches = tuple(max(1.0, f * pitch) for f in config.reach_schedule[1:])
     Hf, rf, _, edge = grow_fit(work_f, H_true, radius, reaches, edge, GRID_NODES,

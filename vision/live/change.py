@@ -38,17 +38,24 @@ class ChangeConfig:
             raise ValueError("ChangeConfig: sizes must be > 0 and short below tall")
 
 
+def silhouette_outline(view: BoardView, cell: Cell, diameter_m: float, height_m: float,
+                       scale: float = 1.0, n: int = 16) -> NDArray[np.float32]:
+    """(K, 1, 2) convex outline of a cylinder standing on ``cell`` (its foot and top
+    circles, ``n`` points each), in pixels of an image ``scale`` times the frame."""
+    a = np.linspace(0, 2 * np.pi, n, endpoint=False)
+    r = diameter_m / 2.0
+    foot = np.column_stack([r * np.cos(a), r * np.sin(a)]) + view.spec.cell_center(cell)
+    pts = np.vstack([np.column_stack([foot, np.zeros(n)]),
+                     np.column_stack([foot, np.full(n, height_m)])])
+    return np.asarray(cv2.convexHull((view.project(pts) * scale).astype(np.float32)),
+                      np.float32)
+
+
 def silhouette_polygon(view: BoardView, cell: Cell, diameter_m: float, height_m: float,
                        scale: float = 1.0) -> NDArray[np.int32]:
-    """Convex outline (pixels times ``scale``) of a cylinder standing on ``cell``."""
-    a = np.linspace(0.0, 2.0 * np.pi, 16, endpoint=False)
-    cx, cy = view.spec.cell_center(cell)
-    r = diameter_m / 2.0
-    ring = np.column_stack([cx + r * np.cos(a), cy + r * np.sin(a)])
-    pts = np.vstack([np.column_stack([ring, np.zeros(len(a))]),
-                     np.column_stack([ring, np.full(len(a), height_m)])])
-    px = (view.project(pts) * scale).astype(np.float32)
-    return np.asarray(np.rint(cv2.convexHull(px)[:, 0, :]), dtype=np.int32)
+    """:func:`silhouette_outline` rounded to whole pixels (for ``cv2.fillConvexPoly``)."""
+    outline = silhouette_outline(view, cell, diameter_m, height_m, scale)[:, 0, :]
+    return np.asarray(np.rint(outline), dtype=np.int32)
 
 
 def change_scores(changed: NDArray[np.bool_], scale: float, view: BoardView,

@@ -24,6 +24,8 @@ import numpy as np
 from numpy.typing import NDArray
 
 from vision.geometry.board_view import BoardView
+from vision.live.change import silhouette_outline
+from vision.rules.board import ALL_CELLS
 
 
 @dataclass(frozen=True)
@@ -283,18 +285,5 @@ def _light_field(
 def _silhouette_area(view: BoardView, cfg: MotionConfig) -> float:
     """Image area (px^2) of a tall piece standing on the cell that looks largest (nearest
     the camera): a new piece changes at most that much of the image, wherever it stands."""
-    a = np.linspace(0, 2 * np.pi, 24, endpoint=False)
-    r = cfg.piece_diameter_m / 2.0
-    ring = np.column_stack([r * np.cos(a), r * np.sin(a)])
-    best = 0.0
-    for centre in view.spec.cell_centers():
-        foot = ring + centre
-        pts = np.vstack(
-            [
-                np.column_stack([foot, np.zeros(len(a))]),
-                np.column_stack([foot, np.full(len(a), cfg.piece_height_m)]),
-            ]
-        )
-        px = view.project(pts).astype(np.float32)
-        best = max(best, float(cv2.contourArea(cv2.convexHull(px))))
-    return best
+    return max(float(cv2.contourArea(silhouette_outline(
+        view, cell, cfg.piece_diameter_m, cfg.piece_height_m, n=24))) for cell in ALL_CELLS)

@@ -203,11 +203,11 @@ class WatchSession:
 
     def _change_scores(self) -> dict[Cell, float] | None:
         """How well a piece on each free cell explains what changed since the settled scene,
-        measured only while the tracker waits for the scene to settle (when a turn's move is
-        decided)."""
+        measured only on the frames that may settle a turn (where its move is decided)."""
         game = self.tracker.game
         changed = self.gate.changed
-        if self.tracker.settled or game is None or changed is None or self.view is None:
+        if (game is None or not self.tracker.awaiting_move or self.tracker.settled
+                or changed is None or self.view is None):
             return None
         standing = {cell: piece.value("height") == "tall" for cell, piece in game.board.items()}
         return change_scores(changed[0], changed[1], self.view, standing)

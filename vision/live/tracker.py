@@ -131,6 +131,12 @@ class StateTracker:
             and self._last_t - self._window_start >= cfg.min_stable_s
         )
 
+    @property
+    def awaiting_move(self) -> bool:
+        """A hand came and went since the last settled frame, in a game going on: the next
+        settle decides the turn's move (what ``update``'s ``change`` is for)."""
+        return self._hand_since_settle and self.game is not None and not self.game.over
+
     def update(self, observation: Observation, now: float, *, busy: bool = False,
                change: Mapping[Cell, float] | None = None) -> list[Event]:
         """Advance to source time ``now`` with this frame's reading.
@@ -502,18 +508,13 @@ class StateTracker:
         may stay below the occupancy threshold; a hand that only hovered leaves the board's
         readings as they were."""
         cfg = self.config
-        if (not self._hand_since_settle or self._view_moved or not self._settled_occ
-                or self.game is None or self.game.over):
+        if not self.awaiting_move or self._view_moved or not self._settled_occ:
             return None
-        found = []
-        for reading in observation.cells:
-            before = self._settled_occ.get(reading.cell)
-            if (reading.cell in taken or before is None
-                    or reading.visible_fraction >= cfg.hidden_arrival_max_visible):
-                continue
-            rise = log_odds(reading.occupied_probability, 1e-3) - log_odds(before, 1e-3)
-            if rise >= cfg.hidden_arrival_min_rise:
-                found.append(reading.cell)
+        found = [reading.cell for reading in observation.cells
+                 if reading.cell not in taken
+                 and reading.visible_fraction < cfg.hidden_arrival_max_visible
+                 and self._occupancy_rise(observation, reading.cell)
+                 >= cfg.hidden_arrival_min_rise]
         if len(found) == 1:
             return found[0]
         return None if found else self._changed_arrival(observation, taken)
@@ -531,12 +532,17 @@ class StateTracker:
         if (change[best] < cfg.change_arrival_min
                 or second > cfg.change_arrival_ratio * change[best]):
             return None
-        before = self._settled_occ.get(best)
-        if before is None:
-            return None
-        now_p = observation.reading(best).occupied_probability
-        rise = log_odds(now_p, 1e-3) - log_odds(before, 1e-3)
+        rise = self._occupancy_rise(observation, best)
         return best if rise >= cfg.hidden_arrival_min_rise else None
+
+    def _occupancy_rise(self, observation: Observation, cell: Cell) -> float:
+        """How much ``cell``'s occupancy log-odds rose since the last settled frame
+        (-inf when that frame did not read it)."""
+        before = self._settled_occ.get(cell)
+        if before is None:
+            return -math.inf
+        now = observation.reading(cell).occupied_probability
+        return log_odds(now, 1e-3) - log_odds(before, 1e-3)
 
     def _log_odds(self, cell: Cell) -> dict[str, float]:
         """Mean log-odds of each attribute read on ``cell`` in this settle (absent: unread)."""
