@@ -211,7 +211,7 @@ class Pyramid:
         lvl = np.clip(np.asarray(level, dtype=np.int64).reshape(-1), 0, len(self.levels) - 1)
         w, h = self.size_wh
         valid = (
-            np.isfinite(pts).all(axis=1)
+            np.isfinite(pts[:, 0]) & np.isfinite(pts[:, 1])  # not .all(axis=1): 10x slower
             & (pts[:, 0] >= -0.5) & (pts[:, 1] >= -0.5)
             & (pts[:, 0] <= w - 0.5) & (pts[:, 1] <= h - 0.5)
         )
