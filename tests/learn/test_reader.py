@@ -146,7 +146,7 @@ def fake_planes(monkeypatch: pytest.MonkeyPatch) -> dict[str, float]:
     base = PatchConfig()
     elevation = {"deg": 30.0}
 
-    def fake_patches(frame, view, *, config, cells):
+    def fake_patches(frame, view, *, config, cells, pyramid=None):
         scale = config.plane_heights_m[2] / base.plane_heights_m[2]
         return CellPatches(np.full((len(cells), 4, 32, 32), scale, np.float32),
                            np.zeros((len(cells), 9), np.float32), np.zeros(len(cells)),

@@ -210,8 +210,10 @@ def read_cells_fused(
         return Observation.empty()
     frame_bgr, _ = normalise_exposure(frame_bgr, view, exposure)
     feats = measure_cells(frame_bgr, view)
-    hand = observe_cells(feats, view)
-    learned = read_cells_learned(frame_bgr, view, model=model, config=config, planes=planes)
+    # Each reader's own decoding is not needed: the fused odds are decoded below.
+    hand = observe_cells(feats, view, decode=False)
+    learned = read_cells_learned(frame_bgr, view, model=model, config=config, planes=planes,
+                                 decode=False)
     occ, odds = _fused_odds(hand, learned, weights)
     visible = [min(a.visible_fraction, b.visible_fraction)
                for a, b in zip(hand.cells, learned.cells, strict=True)]

@@ -21,7 +21,7 @@ scene (columns reversed) is as likely as the scene, which training uses to doubl
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass, fields
+from dataclasses import asdict, dataclass, field, fields
 
 import numpy as np
 from numpy.typing import NDArray
@@ -110,12 +110,15 @@ class CellPatches:
     scalars : (16, len(PATCH_SCALARS)) float32.
     elevation_deg : (16,) camera elevation seen from each cell centre.
     centers_px : (16, 2) cell centres on the board surface, pixels.
+    pyramid : the frame's pyramid the patches were sampled from (``cell_patches`` takes it
+        back for further patches of the same frame).
     """
 
     images: NDArray[np.float32]
     scalars: NDArray[np.float32]
     elevation_deg: FloatArray
     centers_px: FloatArray
+    pyramid: Pyramid | None = field(default=None, repr=False, compare=False)
 
 
 def patch_points_m(frames: CellFrames, cfg: PatchConfig) -> FloatArray:
@@ -139,7 +142,7 @@ def patch_points_m(frames: CellFrames, cfg: PatchConfig) -> FloatArray:
 
 def cell_patches(
     frame_bgr: NDArray[np.uint8], view: BoardView, *, config: PatchConfig | None = None,
-    cells: Sequence[int] | None = None,
+    cells: Sequence[int] | None = None, pyramid: Pyramid | None = None,
 ) -> CellPatches:
     """Tiled, board-relative patches of the 16 cells (or of ``cells`` only).
 
@@ -150,6 +153,9 @@ def cell_patches(
     config : patch layout; must be the one the model was trained with.
     cells : indices (``ALL_CELLS`` order) of the cells wanted, in the order wanted; each
         one's patch is the same as among all 16 (default: all 16).
+    pyramid : the ``pyramid`` of earlier patches of this same frame (``CellPatches``): used
+        when it holds every point these patches need (the same values as a new one; about
+        0.5 ms saved), otherwise a new one is built.
 
     Raises
     ------
@@ -181,7 +187,9 @@ def cell_patches(
     if inside.any():
         px, py = px[inside], py[inside]
         window = (float(px.min()), float(py.min()), float(px.max()), float(py.max()))
-    pyr = Pyramid(frame_bgr, cfg.max_level, window_xyxy=window)
+    pyr = pyramid
+    if pyr is None or not pyr.covers(frame_bgr, cfg.max_level, window):
+        pyr = Pyramid(frame_bgr, cfg.max_level, window_xyxy=window)
     lv = np.concatenate([np.repeat(level[rows], n_pts),
                          np.full(len(ref_m), int(np.median(level)))])
     lab, valid = pyr.sample_lab(all_px, lv)
@@ -190,9 +198,9 @@ def cell_patches(
     if cells is not None and not valid[k * n_pts:].any():
         # No board point between the cells in view: the board's colour falls back on every
         # cell's samples, so the patches of a few cells need those of all 16.
-        whole = cell_patches(frame_bgr, view, config=cfg)
+        whole = cell_patches(frame_bgr, view, config=cfg, pyramid=pyr)
         return CellPatches(whole.images[rows], whole.scalars[rows],
-                           whole.elevation_deg[rows], whole.centers_px[rows])
+                           whole.elevation_deg[rows], whole.centers_px[rows], whole.pyramid)
     board, local = board_colours(lab[k * n_pts:], valid[k * n_pts:], corners[rows], cell_lab,
                                  cell_valid)
 
@@ -214,7 +222,7 @@ def cell_patches(
         np.log2(np.maximum(step_px[rows] / (100.0 * step_m), 1e-3)) / 4.0,
     ]).astype(np.float32)
     return CellPatches(images, scalars, np.degrees(frames.elevation_rad[rows]),
-                       view.project(frames.centers[rows]))
+                       view.project(frames.centers[rows]), pyr)
 
 
 def mirror_patches(images: NDArray[np.float32]) -> NDArray[np.float32]:

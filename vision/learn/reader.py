@@ -25,7 +25,7 @@ from vision.learn.cnn import ConvCellModel, default_cnn
 from vision.learn.config import LearnedReaderConfig
 from vision.learn.dataset import decode_top_size
 from vision.learn.patches import cell_patches
-from vision.learn.sampling import cell_frames
+from vision.learn.sampling import Pyramid, cell_frames
 from vision.read.decode import decode_pieces
 from vision.read.observation import CellReading, Observation
 from vision.rules.board import ALL_CELLS
@@ -102,7 +102,7 @@ class PlaneMemory:
 def _read_tops_on_best_planes(
     frame_bgr: NDArray[np.uint8], view: BoardView, model: ConvCellModel,
     prob: NDArray[np.float64], col: dict[str, int], cfg: LearnedReaderConfig,
-    memory: PlaneMemory | None = None,
+    memory: PlaneMemory | None = None, pyramid: Pyramid | None = None,
 ) -> None:
     """Read shape and top again on planes at other heights; keep the surest (in place).
 
@@ -140,7 +140,9 @@ def _read_tops_on_best_planes(
             continue
         heights = tuple(h * scale for h in model.patches.plane_heights_m)
         patches = cell_patches(frame_bgr, view, cells=rows.tolist(),
-                               config=replace(model.patches, plane_heights_m=heights))
+                               config=replace(model.patches, plane_heights_m=heights),
+                               pyramid=pyramid)
+        pyramid = patches.pyramid
         p = model.predict_patches(patches.images, patches.scalars)
         readings[scale] = np.clip(p.astype(np.float64), cfg.p_floor, 1.0 - cfg.p_floor)
         sureness[scale] = _sureness(parts(readings[scale]))
@@ -166,6 +168,7 @@ def read_cells_learned(
     model: ConvCellModel | None = None,
     config: LearnedReaderConfig | None = None,
     planes: PlaneMemory | None = None,
+    decode: bool = True,
 ) -> Observation:
     """Read all 16 cells of a board with the learned classifier.
 
@@ -178,6 +181,9 @@ def read_cells_learned(
     config : decision knobs.
     planes : the plane-scale memory of the set being read (``watch`` keeps one per session),
         so that the scale follows every reading so far; default: this frame alone.
+    decode : False leaves the pieces undecoded (every ``piece`` None; odds, occupancy and
+        visible fractions as with decoding), for a caller that decodes fused odds itself
+        (``vision.learn.fuse.read_cells_fused``).
 
     Returns
     -------
@@ -195,11 +201,13 @@ def read_cells_learned(
         raise ValueError(f"view must be a BoardView, got {type(view).__name__}")
     cfg = config or LearnedReaderConfig()
     m = model or default_cnn()
-    raw, centers_px = m.predict(frame_bgr, view)
+    # ``m.predict``, with the patches' pyramid kept for the other plane heights.
+    patches = cell_patches(frame_bgr, view, config=m.patches)
+    raw, centers_px = m.predict_patches(patches.images, patches.scalars), patches.centers_px
     prob = np.clip(raw.astype(np.float64), cfg.p_floor, 1.0 - cfg.p_floor)
     col = {name: m.column(name) for name in m.outputs}
     if cfg.plane_scales:
-        _read_tops_on_best_planes(frame_bgr, view, m, prob, col, cfg, planes)
+        _read_tops_on_best_planes(frame_bgr, view, m, prob, col, cfg, planes, patches.pyramid)
     if "top_size" in col and cfg.board_heights.weight > 0:
         prob[:, col["height"]] = _with_board_heights(raw, prob, col, view, cfg)
     odds: list[dict[str, float | None]] = []
@@ -212,7 +220,8 @@ def read_cells_learned(
         odds.append(cell_odds)
     occ_p = prob[:, col["occupied"]]
     occupied = [i for i in range(len(ALL_CELLS)) if occ_p[i] >= cfg.occupied_threshold]
-    decoded = dict(zip(occupied, decode_pieces([odds[i] for i in occupied]), strict=True))
+    decoded = (dict(zip(occupied, decode_pieces([odds[i] for i in occupied]), strict=True))
+               if decode else {})
     readings = []
     for i, cell in enumerate(ALL_CELLS):
         d = decoded.get(i)
@@ -222,7 +231,8 @@ def read_cells_learned(
                 center_px=(float(centers_px[i, 0]), float(centers_px[i, 1])),
                 occupied_probability=float(prob[i, col["occupied"]]),
                 attribute_probability=odds[i],
-                visible_fraction=float(prob[i, col["visible"]]) if d is not None else 1.0,
+                visible_fraction=(float(prob[i, col["visible"]])
+                                  if occ_p[i] >= cfg.occupied_threshold else 1.0),
                 piece=None if d is None else d.piece,
                 known=frozenset(ATTRIBUTES) if d is None else d.known,
                 confidence=0.0 if d is None else d.confidence,

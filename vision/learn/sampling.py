@@ -171,9 +171,12 @@ class Pyramid:
         check_frame(frame_bgr)
         self.size_wh = (frame_bgr.shape[1], frame_bgr.shape[0])
         self.origin_xy = (0, 0)
+        self._levels_asked = levels
         image = frame_bgr
         if window_xyxy is not None:
             image = self._window(frame_bgr, levels, window_xyxy)
+        oy, ox = self.origin_xy[1], self.origin_xy[0]
+        self._crop_xyxy = (ox, oy, ox + image.shape[1], oy + image.shape[0])
         self.levels: list[NDArray[np.uint8]] = [image]
         for _ in range(levels):
             prev = self.levels[-1]
@@ -186,18 +189,28 @@ class Pyramid:
         """The aligned crop kept for ``window_xyxy`` (the whole frame when cropping would
         change the number of levels built)."""
         w, h = self.size_wh
-        align = 2 ** max(levels, 0)
-        wx0, wy0, wx1, wy1 = window_xyxy
-        x0 = int(min(max(np.floor((wx0 - _WINDOW_MARGIN) / align) * align, 0), w - 1))
-        y0 = int(min(max(np.floor((wy0 - _WINDOW_MARGIN) / align) * align, 0), h - 1))
-        x1 = int(min(max(np.ceil(wx1 + _WINDOW_MARGIN), x0 + 1), w))
-        y1 = int(min(max(np.ceil(wy1 + _WINDOW_MARGIN), y0 + 1), h))
-        x0 -= x0 % align
-        y0 -= y0 % align
+        x0, y0, x1, y1 = _crop_xyxy(w, h, levels, window_xyxy)
         if _n_levels(x1 - x0, y1 - y0, levels) != _n_levels(w, h, levels):
             return frame_bgr
         self.origin_xy = (x0, y0)
         return frame_bgr[y0:y1, x0:x1]
+
+    def covers(self, frame_bgr: NDArray[np.uint8], levels: int,
+               window_xyxy: tuple[float, float, float, float] | None) -> bool:
+        """Whether this pyramid, built from ``frame_bgr`` (the caller's to ensure), reads
+        every point of ``window_xyxy`` as ``Pyramid(frame_bgr, levels, window_xyxy)`` would.
+
+        It does when it holds the crop that one would keep: both read the whole frame's
+        pyramid values there (the crop's margin keeps its edges out of reach), so the
+        learned reader's further patches of one frame (other plane heights) reuse it.
+        """
+        w, h = self.size_wh
+        if levels != self._levels_asked or (frame_bgr.shape[1], frame_bgr.shape[0]) != (w, h):
+            return False
+        want = (0, 0, w, h) if window_xyxy is None else _crop_xyxy(w, h, levels, window_xyxy)
+        have = self._crop_xyxy
+        return (have[0] <= want[0] and have[1] <= want[1] and want[2] <= have[2]
+                and want[3] <= have[3])
 
     def sample_lab(
         self, points_xy: FloatArray, level: NDArray[np.int64]
@@ -231,6 +244,21 @@ class Pyramid:
             out[sel] = _remap_points(self.levels[int(k)], x, y)
         lab = cv2.cvtColor((out / 255.0).reshape(1, -1, 3), cv2.COLOR_BGR2Lab).reshape(-1, 3)
         return lab, valid
+
+
+def _crop_xyxy(w: int, h: int, levels: int,
+               window_xyxy: tuple[float, float, float, float]) -> tuple[int, int, int, int]:
+    """The part of a (w, h) frame :class:`Pyramid` keeps for a window: the window with a
+    margin, clipped to the frame, its top-left corner aligned to the coarsest level."""
+    align = 2 ** max(levels, 0)
+    wx0, wy0, wx1, wy1 = window_xyxy
+    x0 = int(min(max(np.floor((wx0 - _WINDOW_MARGIN) / align) * align, 0), w - 1))
+    y0 = int(min(max(np.floor((wy0 - _WINDOW_MARGIN) / align) * align, 0), h - 1))
+    x1 = int(min(max(np.ceil(wx1 + _WINDOW_MARGIN), x0 + 1), w))
+    y1 = int(min(max(np.ceil(wy1 + _WINDOW_MARGIN), y0 + 1), h))
+    x0 -= x0 % align
+    y0 -= y0 % align
+    return x0, y0, x1, y1
 
 
 def _n_levels(w: int, h: int, levels: int) -> int:
