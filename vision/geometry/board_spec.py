@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 from numpy.typing import NDArray
@@ -55,10 +56,19 @@ class BoardSpec:
         return np.array([u * math.cos(a) - v * math.sin(a), u * math.sin(a) + v * math.cos(a)])
 
     def cell_centers(self) -> NDArray[np.float64]:
-        """(16, 2) cell centres in row-major order (``ALL_CELLS``)."""
-        return np.array([self.cell_center(c) for c in ALL_CELLS])
+        """(16, 2) cell centres in row-major order (``ALL_CELLS``); a new array each call,
+        copied from one computed once per spec (a board read asks about six times)."""
+        return _cell_centers(self).copy()
 
     def corners(self) -> NDArray[np.float64]:
         """(4, 2) top-surface corners in the order (-x,-y), (+x,-y), (+x,+y), (-x,+y)."""
         h = self.side_m / 2.0
         return np.array([[-h, -h], [h, -h], [h, h], [-h, h]])
+
+
+@lru_cache(maxsize=16)
+def _cell_centers(spec: BoardSpec) -> NDArray[np.float64]:
+    """:meth:`BoardSpec.cell_centers`, computed once per spec (read-only)."""
+    out = np.array([spec.cell_center(c) for c in ALL_CELLS])
+    out.flags.writeable = False
+    return out
