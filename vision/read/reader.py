@@ -192,9 +192,9 @@ def _occupancy_pass(
     outline_max = np.zeros(16)
     n_body = colours.body_px.shape[1]
     # Footprint samples and candidate tops of each cell, looked up in the mask together.
-    points = np.concatenate([colours.body_px, top_centres], axis=1)
+    pixels, inside = mask.mask_pixels(np.concatenate([colours.body_px, top_centres], axis=1))
     for i in np.argsort(frames.depth_m):
-        uncovered = mask.uncovered(points[i])
+        uncovered = mask.uncovered_pixels(pixels[i], inside[i])
         free, seen = uncovered[:n_body], uncovered[n_body:]
         if np.count_nonzero(free) >= 3:
             colour_d[i] = float(median(dist[i][free], axis=0))
@@ -214,10 +214,11 @@ def _top_visibility(
     a = np.linspace(0.0, 2.0 * np.pi, 12, endpoint=False)
     pts = project_grid(view, circle_points(frames, 0.3 * f, heights_m[:, None], a))[:, 0]
     mask = OcclusionMask(view, frames, heights_m=heights_m)
+    pixels, inside = mask.mask_pixels(pts)
     out = np.ones(16)
     for i in np.argsort(frames.depth_m):
         if occupied[i]:
-            out[i] = float(np.mean(mask.uncovered(pts[i])))
+            out[i] = float(np.mean(mask.uncovered_pixels(pixels[i], inside[i])))
             mask.add(int(i), float(heights_m[i]))
     return out
 
