@@ -200,6 +200,19 @@ class LocateConfig:
     #: Edge search half-lengths of the successive fitting rounds, as shares of the cell
     #: pitch in the image: wide first (the lattice guess may be off by a fifth of a cell).
     reach_schedule: tuple[float, ...] = (0.2, 0.12, 0.06, 0.03)
+    #: The grid the judge chose is fitted once more, from ``near_arc_reaches`` (shares of
+    #: the pitch), to the side of each cell outline that faces the camera's foot only
+    #: (``fit.NearArcs``; an outline sample is kept when its outward normal makes at least
+    #: ``near_arc_min_cos`` with the direction to the foot, about 56% of a ring), when the
+    #: camera looks down at ``near_arc_min_elevation_deg`` or more: seen from high up, a
+    #: round top of a ring's size stands just beyond the far side of its ring, and on a
+    #: crowded board those tops pulled whole grids a tenth of a cell off. From low views the
+    #: tops stand far above their rings, and the far arcs are what pins the rows (a render
+    #: at 30 degrees lost 0.05 pitch refitted). Measured in session 23: see design.md.
+    near_arc_refit: bool = True
+    near_arc_min_cos: float = -0.2
+    near_arc_reaches: tuple[float, ...] = (0.2, 0.12, 0.06, 0.03)
+    near_arc_min_elevation_deg: float = 60.0
     #: The same at full resolution, pixels (the work-image fit is already within ~1 px).
     full_res_reaches_px: tuple[float, ...] = (2.0, 1.5)
     #: Smoothing of the full-resolution image before reading edge profiles, pixels.

@@ -46,6 +46,7 @@ from vision.locate.config import LocateConfig
 from vision.locate.fit import (
     EdgeConfig,
     EdgeMatches,
+    NearArcs,
     coarse_align,
     edge_correspondences,
     fit_rings,
@@ -316,6 +317,9 @@ def find_board(
     H_work, radius, score, edge, lay = fitted
     if score < config.min_board_score:
         return BoardNotFound(f"the best grid has too little evidence (score {score:.2f})")
+    if config.near_arc_refit:
+        H_work, radius = _refit_near_arcs(work_f, H_work, radius, edge, scale, intrinsics,
+                                          (w, h), config)
     # Full resolution: same fit, short reaches, for sub-pixel centres.
     S = np.diag([1.0 / scale, 1.0 / scale, 1.0])
     H = S @ H_work
@@ -347,6 +351,35 @@ def find_board(
         view = _fit_with_frame(work_f, scale, H, radius, lay, (w, h), intrinsics, config,
                                score, edge, rings, view)
     return view
+
+
+def _refit_near_arcs(
+    work_f: NDArray[np.float32], H_work: FloatArray, radius: float, edge: EdgeConfig,
+    scale: float, intrinsics: Intrinsics | None, size_wh: tuple[int, int],
+    config: LocateConfig,
+) -> tuple[FloatArray, float]:
+    """The grid (work pixels) fitted again to the near side of each cell outline only
+    (``fit.NearArcs``): pieces lean away from the camera's foot, so only their rings' near
+    sides are never hidden or imitated by them. The foot is found from the grid under the
+    calibrated camera or, without one, the default field of view (a direction is all that
+    is needed). Only views from ``near_arc_min_elevation_deg`` up are refitted, and the
+    grid is kept when the refit degenerates."""
+    K = (intrinsics or Intrinsics.from_fov(size_wh, config.default_hfov_deg)).matrix
+    S = np.diag([1.0 / scale, 1.0 / scale, 1.0])
+    camera = pose_from_homography(S @ H_work, K).camera_center  # grid units
+    foot = camera[:2]
+    if math.degrees(math.atan2(abs(camera[2]), math.hypot(*(foot - 1.5)))) < \
+            config.near_arc_min_elevation_deg:
+        return H_work, radius
+    pitch = _pitch_px(H_work)
+    reaches = tuple(max(1.0, f * pitch) for f in config.near_arc_reaches)
+    arcs = NearArcs(foot, config.near_arc_min_cos)
+    H_new, r_new, _, _ = fit_rings(work_f, H_work, radius, reaches, edge, measure=False,
+                                   arcs=arcs)
+    work_wh = (work_f.shape[1], work_f.shape[0])
+    if not plausible_grid(H_new, work_wh, config.min_ring_axis_px, config.max_foreshortening):
+        return H_work, radius
+    return H_new, r_new
 
 
 def _fit_with_frame(

@@ -138,6 +138,31 @@ def image_normals(H: FloatArray, pts: FloatArray, radial: FloatArray,
     return d / np.maximum(np.hypot(d[:, 0], d[:, 1]), 1e-12)[:, None]
 
 
+class NearArcs(NamedTuple):
+    """Keep only the part of each cell outline that faces the camera's foot.
+
+    A piece stands on its cell and leans, in the image, away from the point of the board
+    below the camera (its foot): its body and top cover the far side of its ring, and a round
+    top (about the ring's size, lifted and enlarged by perspective) draws a circle just where
+    the far side of the ring would be. The near side stays in view, and no top can imitate
+    it: the top's near edge lies inside the ring. ``foot`` is that point in grid units;
+    an outline sample is kept when its outward normal makes at least ``min_cos`` with the
+    direction to the foot (cells within half a pitch of the foot keep every sample: their
+    pieces barely lean).
+    """
+
+    foot: FloatArray
+    min_cos: float
+
+    def mask(self, pts: FloatArray, radial: FloatArray, centres: FloatArray) -> NDArray[np.bool_]:
+        """Which of the outline points ``pts`` (normals ``radial``, cell centres
+        ``centres``, all (N, 2) grid units) to keep."""
+        d = self.foot[None, :] - centres
+        dist = np.hypot(d[:, 0], d[:, 1])
+        cos = (radial * d).sum(axis=1) / np.maximum(dist, 1e-9)
+        return np.asarray((cos >= self.min_cos) | (dist < 0.5))
+
+
 def edge_search(
     gray_f: NDArray[Any], pts_px: FloatArray, normals: FloatArray, reach_px: float,
     config: EdgeConfig, polarity: int | None = None,
@@ -235,6 +260,7 @@ def edge_search_polarities(
 def fit_rings(
     gray_f: NDArray[np.float32], H: FloatArray, radius: float, reaches: tuple[float, ...],
     config: EdgeConfig, nodes: FloatArray = GRID_NODES, measure: bool = True,
+    arcs: NearArcs | None = None,
 ) -> tuple[FloatArray, float, float, EdgeConfig]:
     """Refine a grid homography and ring radius against the image's ring edges.
 
@@ -254,6 +280,9 @@ def fit_rings(
     measure : bool
         Measure the fitted outlines' support (one more profile read); without it the
         returned support is NaN (callers that only want the grid save the reads).
+    arcs : NearArcs, optional
+        Match only the outline samples facing the camera's foot (the support measured
+        over the same samples).
 
     Returns
     -------
@@ -274,6 +303,10 @@ def fit_rings(
     """
     for reach in reaches:
         pts, rad = ring_model_points(radius, config.samples_per_ring, config.shape, nodes)
+        cell = _owners(len(pts), len(nodes))
+        if arcs is not None:
+            keep = arcs.mask(pts, rad, nodes[cell])
+            pts, rad, cell = pts[keep], rad[keep], cell[keep]
         px = apply_h(H, pts)
         nrm = image_normals(H, pts, rad, pts_px=px)
         thr = max(1.0, 0.35 * reach)
@@ -298,8 +331,7 @@ def fit_rings(
         H = Hnew
         # Ring radius: median distance of the matched edges from their ring centres.
         back = apply_h(np.linalg.inv(H), target[inl])
-        per_cell = len(pts) // len(nodes)
-        d = back - nodes[np.flatnonzero(good)[inl] // per_cell]
+        d = back - nodes[cell[np.flatnonzero(good)[inl]]]
         if config.shape == "square":
             r = float(np.median(np.max(np.abs(d), axis=1)))
         else:
@@ -311,9 +343,17 @@ def fit_rings(
     if not measure:
         return H, radius, math.nan, config
     pts, rad = ring_model_points(radius, config.samples_per_ring, config.shape, nodes)
+    if arcs is not None:
+        keep = arcs.mask(pts, rad, nodes[_owners(len(pts), len(nodes))])
+        pts, rad = pts[keep], rad[keep]
     px = apply_h(H, pts)
     off, _ = edge_search(gray_f, px, image_normals(H, pts, rad, pts_px=px), 1.5, config)
     return H, radius, float(np.isfinite(off).mean()), config
+
+
+def _owners(n_points: int, n_cells: int) -> NDArray[np.int64]:
+    """Cell index of each outline point (``ring_model_points`` lists them cell by cell)."""
+    return np.repeat(np.arange(n_cells), n_points // n_cells)
 
 
 def _best_marking(
