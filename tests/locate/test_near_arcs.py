@@ -71,3 +71,4 @@ def test_low_views_are_not_refitted(monkeypatch):
     calls.clear()
     assert find_board(draw_board(make_view(80.0, 20.0)))
     assert any(a is not None for a in calls)
+

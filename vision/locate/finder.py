@@ -180,6 +180,12 @@ def fit_grid(gray_work: NDArray[np.float32], hyps: list[LatticeHypothesis],
     return best
 
 
+def _apart(H_a: FloatArray, H_b: FloatArray) -> float:
+    """Distance between the centres of two grids, in pitches of the second."""
+    centre = np.array([[1.5, 1.5]])
+    return float(np.linalg.norm(apply_h(H_a, centre) - apply_h(H_b, centre))) / _pitch_px(H_b)
+
+
 def edge_threshold(gray_f: NDArray[np.float32], config: LocateConfig) -> float:
     """The weakest intensity step (grey levels per pixel) taken as an edge in a smoothed
     image: ``edge_noise_factor`` times its noise, within ``[min_edge_step_floor,
@@ -305,9 +311,12 @@ def find_board(
     if fitted is None:
         fitted, n_hyps, n_ells = _search(frame, work, work_f, edge, config)
         if (unsure is not None and unsure[2] >= config.min_peak_board_score
-                and (fitted is None or fitted[2] < config.min_board_score)):
+                and (fitted is None or fitted[2] < config.min_board_score
+                     or (fitted[2] < unsure[2] and _apart(fitted[0], unsure[0]) > 1.0))):
             # Rings too few for the ring search (a low view, a crowded board): the
-            # network's grid, when its own evidence is clear enough.
+            # network's grid, when its own evidence is clear enough. Also when the ring
+            # search settled elsewhere (a chequered cloth beside the board) with less
+            # evidence: of two places, the better judged.
             fitted = unsure
         if fitted is None:
             return BoardNotFound(
