@@ -26,6 +26,7 @@ from vision.learn.dataset import OUTPUTS, REQUIRED_OUTPUTS
 from vision.learn.patches import (
     PATCH_CHANNELS,
     PATCH_SCALARS,
+    CellPatches,
     PatchConfig,
     cell_patches,
     mirror_patches,
@@ -179,8 +180,16 @@ class ConvCellModel:
         self, frame_bgr: NDArray[np.uint8], view: BoardView
     ) -> tuple[F32, NDArray[np.float64]]:
         """(16, len(outputs)) probabilities of a board's cells and their (16, 2) centres."""
+        probs, p = self.predict_frame(frame_bgr, view)
+        return probs, p.centers_px
+
+    def predict_frame(
+        self, frame_bgr: NDArray[np.uint8], view: BoardView
+    ) -> tuple[F32, CellPatches]:
+        """:meth:`predict`, with the patches read (their ``pyramid`` serves further patches
+        of the same frame)."""
         p = cell_patches(frame_bgr, view, config=self.patches)
-        return self.predict_patches(p.images, p.scalars), p.centers_px
+        return self.predict_patches(p.images, p.scalars), p
 
     def save(self, path: str | Path) -> Path:
         """Write the model as a compressed ``.npz`` (float32 weights)."""

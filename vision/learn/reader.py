@@ -201,9 +201,8 @@ def read_cells_learned(
         raise ValueError(f"view must be a BoardView, got {type(view).__name__}")
     cfg = config or LearnedReaderConfig()
     m = model or default_cnn()
-    # ``m.predict``, with the patches' pyramid kept for the other plane heights.
-    patches = cell_patches(frame_bgr, view, config=m.patches)
-    raw, centers_px = m.predict_patches(patches.images, patches.scalars), patches.centers_px
+    raw, patches = m.predict_frame(frame_bgr, view)  # the pyramid serves the other planes
+    centers_px = patches.centers_px
     prob = np.clip(raw.astype(np.float64), cfg.p_floor, 1.0 - cfg.p_floor)
     col = {name: m.column(name) for name in m.outputs}
     if cfg.plane_scales:

@@ -302,11 +302,7 @@ def fit_rings(
     sides of a line.
     """
     for reach in reaches:
-        pts, rad = ring_model_points(radius, config.samples_per_ring, config.shape, nodes)
-        cell = _owners(len(pts), len(nodes))
-        if arcs is not None:
-            keep = arcs.mask(pts, rad, nodes[cell])
-            pts, rad, cell = pts[keep], rad[keep], cell[keep]
+        pts, rad, cell = _outline_samples(radius, config, nodes, arcs)
         px = apply_h(H, pts)
         nrm = image_normals(H, pts, rad, pts_px=px)
         thr = max(1.0, 0.35 * reach)
@@ -342,18 +338,24 @@ def fit_rings(
         config = replace(config, mode="edge", polarity=0)
     if not measure:
         return H, radius, math.nan, config
-    pts, rad = ring_model_points(radius, config.samples_per_ring, config.shape, nodes)
-    if arcs is not None:
-        keep = arcs.mask(pts, rad, nodes[_owners(len(pts), len(nodes))])
-        pts, rad = pts[keep], rad[keep]
+    pts, rad, _ = _outline_samples(radius, config, nodes, arcs)
     px = apply_h(H, pts)
     off, _ = edge_search(gray_f, px, image_normals(H, pts, rad, pts_px=px), 1.5, config)
     return H, radius, float(np.isfinite(off).mean()), config
 
 
-def _owners(n_points: int, n_cells: int) -> NDArray[np.int64]:
-    """Cell index of each outline point (``ring_model_points`` lists them cell by cell)."""
-    return np.repeat(np.arange(n_cells), n_points // n_cells)
+def _outline_samples(
+    radius: float, config: EdgeConfig, nodes: FloatArray, arcs: NearArcs | None,
+) -> tuple[FloatArray, FloatArray, NDArray[np.int64]]:
+    """The outline points :func:`fit_rings` matches (``ring_model_points``, only the near
+    arcs with ``arcs``), their normals, and the index in ``nodes`` of each one's cell."""
+    pts, rad = ring_model_points(radius, config.samples_per_ring, config.shape, nodes)
+    # ``ring_model_points`` lists the points cell by cell.
+    cell = np.repeat(np.arange(len(nodes)), len(pts) // len(nodes))
+    if arcs is not None:
+        keep = arcs.mask(pts, rad, nodes[cell])
+        pts, rad, cell = pts[keep], rad[keep], cell[keep]
+    return pts, rad, cell
 
 
 def _best_marking(
