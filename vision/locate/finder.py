@@ -19,9 +19,12 @@ Steps (each in its own module):
    outline or big circle around it, and the ring support again with the outline points
    along the board's edge left out (a box's edge is no ring) (``verify``, ``layout``); the
    best one wins (ring candidates on the grid add to its score), and the search ends early
-   at a grid clear enough that nothing would beat it;
-5. the fit is repeated at full resolution in a window around the grid, and the camera (focal
-   length unless calibrated, and pose) is fitted to the matched ring-edge points directly
+   at a grid clear enough that nothing would beat it; a network grid that is not sure still
+   beats a ring-search grid elsewhere on the image that is judged lower;
+5. seen from 60 degrees up, the chosen grid is fitted again on the rings' near sides only,
+   which the pieces can neither hide nor imitate (``fit.NearArcs``); then the fit is
+   repeated at full resolution in a window around the grid, and the camera (focal length
+   unless calibrated, and pose) is fitted to the matched ring-edge points directly
    (``pose``).
 """
 
