@@ -132,11 +132,17 @@ def _grow(H: FloatArray, points: FloatArray, tol: float,
     inside = best_window_mask(nodes)
     lo = nodes[inside].min(axis=0)
     H = H @ np.array([[1.0, 0.0, lo[0]], [0.0, 1.0, lo[1]], [0.0, 0.0, 1.0]])
+    fitted: tuple[NDArray[np.int64], NDArray[np.int64]] | None = None
     for _ in range(2):
-        Hn = refit_lattice(nodes[inside] - lo, points[idx[inside]])
+        fit_nodes, fit_idx = nodes[inside] - lo, idx[inside]
+        if (fitted is not None and np.array_equal(fit_nodes, fitted[0])
+                and np.array_equal(fit_idx, fitted[1])):
+            break  # the same points again: the same grid and the same matches
+        Hn = refit_lattice(fit_nodes, points[fit_idx])
         if Hn is None:
             return H, idx[:0], nodes[:0], 0
         H, lo = Hn, np.zeros(2, np.int64)
+        fitted = (fit_nodes, fit_idx)
         idx, nodes = _match(H, _AROUND, points, tol)
         inside = np.all((nodes >= 0) & (nodes < _SPAN), axis=1)
     return H, idx[inside], nodes[inside], int((~inside).sum())

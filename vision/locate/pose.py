@@ -253,6 +253,12 @@ class _Reprojection:
         self.slide = np.all(np.isfinite(nrm), axis=1)
         self.full = ~self.slide
         self.nrm = np.where(self.slide[:, None], nrm, 0.0)
+        # The same selections as index arrays, and the sliding points' normals by column
+        # (gathered once: the fit reads them at every step).
+        self.i_full = np.flatnonzero(self.full)
+        self.i_slide = np.flatnonzero(self.slide)
+        self.nrm_x = self.nrm[self.i_slide, 0]
+        self.nrm_y = self.nrm[self.i_slide, 1]
         self.groups = groups
         self.n_groups = int(groups.max()) + 1 if len(groups) else 0
         self.i_f = None if fix_focal else 6
@@ -278,8 +284,10 @@ class _Reprojection:
         if k1:
             q = q * (1.0 + k1 * np.sum(q * q, axis=1, keepdims=True))
         d = f * q + self.c - self.image_xy
-        r = np.concatenate([d[self.full].ravel(),
-                            np.sum(d[self.slide] * self.nrm[self.slide], axis=1)])
+        # Along the normal: the sum of the two products (as ``np.sum`` over the pair).
+        ds = d[self.i_slide]
+        r = np.concatenate([d[self.i_full].ravel(),
+                            ds[:, 0] * self.nrm_x + ds[:, 1] * self.nrm_y])
         return r, Xc
 
     def jacobian(self, f: float, k1: float, R: FloatArray, Xc: FloatArray, t: FloatArray,
@@ -289,16 +297,20 @@ class _Reprojection:
         x, y = Xc[:, 0] * iz, Xc[:, 1] * iz
         a = f * iz
         P = Xc - t
-        zero = np.zeros(n)
         # dXc = omega x P: dXc/domega_j = e_j x P; d(u, v)/dXc = f/z [[1, 0, -x], [0, 1, -y]]
-        # before distortion.
-        dX = np.stack([np.column_stack([zero, -P[:, 2], P[:, 1]]),
-                       np.column_stack([P[:, 2], zero, -P[:, 0]]),
-                       np.column_stack([-P[:, 1], P[:, 0], zero])], axis=2)
+        # before distortion. Row i of dXc/domega is (e_0 x P, e_1 x P, e_2 x P)_i:
+        # (0, P2, -P1), (-P2, 0, P0), (P1, -P0, 0); written out column by column (the same
+        # operations on the same numbers as the 3x3 products, without building them).
+        P0, P1, P2 = P[:, 0], P[:, 1], P[:, 2]
+        m0 = -P0
         Ju = np.zeros((n, self.n_par))
         Jv = np.zeros((n, self.n_par))
-        Ju[:, :3] = a[:, None] * (dX[:, 0, :] - x[:, None] * dX[:, 2, :])
-        Jv[:, :3] = a[:, None] * (dX[:, 1, :] - y[:, None] * dX[:, 2, :])
+        Ju[:, 0] = a * (0.0 - x * P1)
+        Ju[:, 1] = a * (P2 - x * m0)
+        Ju[:, 2] = a * (-P1 - x * 0.0)
+        Jv[:, 0] = a * (-P2 - y * P1)
+        Jv[:, 1] = a * (0.0 - y * m0)
+        Jv[:, 2] = a * (P0 - y * 0.0)
         Ju[:, 3], Ju[:, 5] = a, -a * x
         Jv[:, 4], Jv[:, 5] = a, -a * y
         if self.n_groups:
@@ -321,9 +333,14 @@ class _Reprojection:
             Ju[:, self.i_f], Jv[:, self.i_f] = x * s, y * s
         if self.i_k1 is not None:
             Ju[:, self.i_k1], Jv[:, self.i_k1] = f * x * r2, f * y * r2
-        full, slide, nrm = self.full, self.slide, self.nrm
-        return np.vstack([np.stack([Ju[full], Jv[full]], axis=1).reshape(-1, self.n_par),
-                          nrm[slide, 0:1] * Ju[slide] + nrm[slide, 1:2] * Jv[slide]])
+        full, slide = self.i_full, self.i_slide
+        # Rows: (u, v) of each full point in turn, then one row per sliding point.
+        J = np.empty((2 * len(full) + len(slide), self.n_par))
+        J[0:2 * len(full):2] = Ju[full]
+        J[1:2 * len(full):2] = Jv[full]
+        J[2 * len(full):] = (self.nrm_x[:, None] * Ju[slide]
+                             + self.nrm_y[:, None] * Jv[slide])
+        return J
 
     def solve(self, f: float, k1: float, R: FloatArray, t: FloatArray, offsets: FloatArray,
               max_iter: int = 50,
