@@ -114,5 +114,17 @@ def _brightest_percentile(crop: NDArray[np.uint8], q: float) -> float:
 def lab_distance(a: NDArray[np.float32], b: NDArray[np.float32],
                  chroma_weight: float = 1.0) -> NDArray[np.float32]:
     """Euclidean Lab distance over the last axis, chroma (a, b) weighted by ``chroma_weight``."""
-    d = a - b
-    return np.sqrt(d[..., 0] ** 2 + chroma_weight * (d[..., 1] ** 2 + d[..., 2] ** 2))
+    if np.size(a) < 768 and np.size(b) < 768:
+        d = a - b
+        return np.sqrt(d[..., 0] ** 2 + chroma_weight * (d[..., 1] ** 2 + d[..., 2] ** 2))
+    # Many values: the same operations channel by channel. Differences of (..., 3) arrays
+    # (broadcast: one top colour against a grid of samples) run numpy's loops over
+    # three values at a time; a channel's values run together.
+    d0 = a[..., 0] - b[..., 0]
+    d1 = a[..., 1] - b[..., 1]
+    d2 = a[..., 2] - b[..., 2]
+    d0 *= d0
+    d1 *= d1
+    d2 *= d2
+    d1 += d2
+    return np.sqrt(d0 + chroma_weight * d1)
