@@ -204,15 +204,23 @@ def cell_patches(
     board, local = board_colours(lab[k * n_pts:], valid[k * n_pts:], corners[rows], cell_lab,
                                  cell_valid)
 
-    rel = (cell_lab - board[None, None, :]) / cfg.lab_scale
-    rel[~cell_valid] = 0.0
-    chan = np.concatenate([rel, cell_valid[..., None].astype(np.float32)], axis=2)
-    grids = chan.reshape(k, 4, n, n, PATCH_CHANNELS).transpose(0, 1, 4, 2, 3)
+    # Channels: the Lab difference from the board's colour (0 where not valid), then the
+    # validity. The four grids of a cell are tiled 2x2 (billboard, then the three planes,
+    # row by row). Written one channel at a time: the same values as taking (k, P, 3)
+    # differences and transposing them, a tenth of the time.
     images = np.empty((k, PATCH_CHANNELS, 2 * n, 2 * n), np.float32)
-    images[:, :, :n, :n] = grids[:, 0]
-    images[:, :, :n, n:] = grids[:, 1]
-    images[:, :, n:, :n] = grids[:, 2]
-    images[:, :, n:, n:] = grids[:, 3]
+    tiles = images.reshape(k, PATCH_CHANNELS, 2, n, 2, n)  # (cell, ch, tile row, row, ...)
+    invalid = ~cell_valid
+    for c in range(PATCH_CHANNELS):
+        if c < 3:
+            plane = cell_lab[..., c] - board[c]
+            plane /= cfg.lab_scale
+            plane[invalid] = 0.0
+        else:
+            plane = cell_valid.astype(np.float32)
+        # (cell, tile row, tile column, row, column) -> (cell, tile row, row, tile column,
+        # column).
+        tiles[:, c] = plane.reshape(k, 2, 2, n, n).transpose(0, 1, 3, 2, 4)
     scalars = np.column_stack([
         (local - board[None, :]) / cfg.lab_scale,
         np.tile([board[0] / 50.0 - 1.0, board[1] / cfg.lab_scale, board[2] / cfg.lab_scale],
