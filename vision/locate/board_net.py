@@ -206,7 +206,9 @@ def normalise_input(small: NDArray[np.uint8]) -> F32:
     whole is divided by its standard deviation, so exposure and white balance do not matter;
     the sides are padded with zeros (the mean) to a multiple of ``PAD_MULTIPLE``."""
     x = small.astype(np.float32) / 255.0
-    x -= x.reshape(-1, 3).mean(axis=0)
+    mean = x.reshape(-1, 3).mean(axis=0)
+    for c in range(3):  # channel by channel: numpy's loop over pixels of 3 costs 3x more
+        x[..., c] -= mean[c]
     x /= float(x.std()) + 0.02
     ph = -x.shape[0] % PAD_MULTIPLE
     pw = -x.shape[1] % PAD_MULTIPLE
