@@ -125,19 +125,23 @@ def patch_points_m(frames: CellFrames, cfg: PatchConfig) -> FloatArray:
     """(16, 4, size, size, 3) board-metre sample points: billboard, then the three planes."""
     n = cfg.size
     up = np.array([0.0, 0.0, 1.0])
-    c = frames.centers[:, None, None, :]
-    lat = frames.lateral[:, None, None, :]
-    tow = frames.toward[:, None, None, :]
     s = np.linspace(-cfg.billboard_half_width_m, cfg.billboard_half_width_m, n)
     z = np.linspace(cfg.billboard_top_m, 0.0, n)
-    bill = c + s[None, None, :, None] * lat + z[None, :, None, None] * up
     q = np.linspace(-cfg.plane_half_width_m, cfg.plane_half_width_m, n)
-    planes = [
-        c + q[None, None, :, None] * lat - q[None, ::-1, None, None] * tow + h * up
-        for h in cfg.plane_heights_m
-    ]
-    # Rows of a plane run far -> near (the camera is below the patch), hence "- reversed q".
-    return np.stack([bill, *planes], axis=1)
+    out = np.empty((len(frames.centers), 1 + len(cfg.plane_heights_m), n, n, 3))
+    # One coordinate at a time (the same sums as on (..., 3) points, whose broadcasts run
+    # numpy's loops three values at a time): the billboard c + s lat + z up, then each
+    # plane c + q lat - q' tow + h up. Rows of a plane run far -> near (the camera is below
+    # the patch), hence "- reversed q".
+    for k in range(3):
+        c = frames.centers[:, k, None, None]
+        lat = frames.lateral[:, k, None, None]
+        tow = frames.toward[:, k, None, None]
+        out[:, 0, :, :, k] = c + s[None, None, :] * lat + z[None, :, None] * up[k]
+        for j, h in enumerate(cfg.plane_heights_m):
+            out[:, 1 + j, :, :, k] = (c + q[None, None, :] * lat
+                                      - q[None, ::-1, None] * tow + h * up[k])
+    return out
 
 
 def cell_patches(

@@ -240,9 +240,8 @@ class Pyramid:
             every = bool(counts[k] == len(pts))
             sel = np.flatnonzero(lvl == k) if not every else None
             scale = 0.5 ** int(k)
-            x = ((px if every else px[sel]) + 0.5) * scale - 0.5
-            y = ((py if every else py[sel]) + 0.5) * scale - 0.5
-            x, y = x.astype(np.float32), y.astype(np.float32)
+            x = (((px if every else px[sel]) + 0.5) * scale - 0.5).astype(np.float32)
+            y = (((py if every else py[sel]) + 0.5) * scale - 0.5).astype(np.float32)
             if ox or oy:
                 # Whole pixels of this level, subtracted in float32: exact for every point in
                 # the window, so the bilinear weights are those of the whole frame.

@@ -167,8 +167,13 @@ def top_plane_grid(
     whatever the viewing angle.
     """
     u = np.linspace(-half_extent_m, half_extent_m, n)
-    g_away = u[None, :, None, None] * frames.away[:, None, None, :]
-    g_side = u[None, None, :, None] * frames.side[:, None, None, :]
     base = frames.centers_m.copy()
     base[:, 2] = heights_m
-    return base[:, None, None, :] + g_away + g_side
+    # base + u away + u' side, one coordinate at a time (the same sums as on (..., 3)
+    # points, whose broadcasts run numpy's loops three values at a time).
+    out = np.empty((len(base), n, n, 3))
+    for k in range(3):
+        g_away = u[None, :, None] * frames.away[:, k, None, None]
+        g_side = u[None, None, :] * frames.side[:, k, None, None]
+        out[..., k] = base[:, k, None, None] + g_away + g_side
+    return out
