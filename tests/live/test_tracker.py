@@ -910,3 +910,47 @@ def test_no_possible_line_warning_among_pieces_taken_over_mid_game():
     assert any(e.get("adopted") for e in events if e["type"] == "move")
     assert not any(e["message"].startswith("possible Quarto")
                    for e in events if e["type"] == "warning")
+
+
+def test_an_echo_released_for_a_hand_whose_piece_shows_late_is_held_again():
+    # Fresh game 1024008: an echo held behind a tall piece was released by the next hand,
+    # whose own piece, on a far cell, was not yet read in the first settle after it; the
+    # echo, read weakly, waited to be committed, and when the hand's piece showed a settle
+    # later both were taken: two moves for one hand. The echo is held again; the hand's
+    # piece is the move.
+    from vision.live.arrivals import can_echo
+
+    view = _view()
+    config = TrackerConfig()
+    feed = Feed()
+    b2 = Cell.from_name("b2")
+    echo_cell = _behind(view, b2)
+    far = next(c for c in (Cell.from_name(n) for n in ("d4", "a4", "d1", "a1"))
+               if c not in (b2, echo_cell) and not can_echo(view, echo_cell, c, config))
+    weak = {echo_cell: {"height": 0.55, "top": 0.5}}
+
+    def echo():
+        pieces = dict(feed.pieces)
+        pieces[echo_cell] = feed.pieces[b2]
+        obs = readings_from_pieces(pieces, odds=weak, board_view=view)
+        return _with_occupancy(obs, echo_cell, 0.93)
+
+    feed.frames(1.0, obs=readings_from_pieces({}, board_view=view))
+    feed.frames(1.0, busy=True, obs=readings_from_pieces({}, board_view=view))
+    feed.pieces[b2] = Piece.from_symbol("DSTS")
+    feed.frames(2.0, obs=echo())
+    assert [e["name"] for e in feed.events if e["type"] == "move"] == ["b2"]
+    feed.frames(1.0, busy=True, obs=echo())  # the hand brings a piece to a far cell ...
+    early = feed.frames(0.5, obs=echo())  # ... not read in the first settle after it
+    assert [e for e in early if e["type"] == "move"] == []
+    feed.frames(0.1, busy=True, obs=echo())  # the hand's last motion
+    feed.pieces[far] = Piece.from_symbol("LSSS")
+    events = feed.frames(2.0, obs=echo())
+    assert [e["name"] for e in events if e["type"] == "move"] == [far.name]
+    # still held: a later hand that brings nothing else puts a piece there
+    feed.frames(1.0, busy=True, obs=echo())
+    feed.pieces[echo_cell] = Piece.from_symbol("LRTH")
+    moves = [e for e in feed.frames(2.0, obs=readings_from_pieces(feed.pieces, board_view=view))
+             if e["type"] == "move"]
+    assert [e["name"] for e in moves] == [echo_cell.name]
+    assert moves[0]["piece"]["color"] == "light"

@@ -22,7 +22,10 @@ of a real scene are not placements:
   pieces are all different, so both cannot be right). An echo is held back until seen
   empty, and taken on the first settle after a hand that brought nothing else (a piece put
   on that very cell; of several, the one whose reading changed most since it was held;
-  ``min_release_differences`` can ask for a changed reading).
+  ``min_release_differences`` can ask for a changed reading). The hand's own piece can
+  show a settle late (the first settle after the hand does not read it yet): while the
+  released echo still waits to be committed (read weakly) and another new cell shows, the
+  echo is held back again, so one hand does not give two moves.
 """
 
 from __future__ import annotations
@@ -79,18 +82,23 @@ class ArrivalFilter:
         self.flicker: set[Cell] = set()
         #: echoes held back, with their attribute log-odds when held
         self.held_back: dict[Cell, dict[str, float]] = {}
+        #: echoes released by a hand that seemed to bring nothing else, while they are
+        #: still new (not yet committed), with their log-odds when first held
+        self.released: dict[Cell, dict[str, float]] = {}
 
     def clear(self) -> None:
         """A new game."""
         self.doubtful.clear()
         self.flicker.clear()
         self.held_back.clear()
+        self.released.clear()
 
     def keep_occupied(self, occupied: set[Cell]) -> None:
         """Forget the cells seen empty."""
         self.doubtful &= occupied
         self.flicker &= occupied
         self.held_back = {c: v for c, v in self.held_back.items() if c in occupied}
+        self.released = {c: v for c, v in self.released.items() if c in occupied}
 
     def likely(self, observation: Observation, cells: list[Cell], *, hand_since_settle: bool,
                pending: Container[Cell]) -> list[Cell]:
@@ -123,7 +131,21 @@ class ArrivalFilter:
         Returns the cells to take, the echoes newly held back, and the arrival they echo
         (``None`` when none was held back).
         """
+        # A released echo that is no longer new was committed (or refused): forgotten.
+        self.released = {c: v for c, v in self.released.items() if c in cells}
         fresh = [c for c in cells if c not in self.held_back]
+        back = [c for c in fresh if c in self.released]
+        if back and len(back) < len(fresh):
+            # The hand's piece showed a settle late: the echo released for it is held again.
+            for cell in back:
+                self.held_back[cell] = self.released.pop(cell)
+            taken, echoes, arrival = self.one_arrival(
+                observation, [c for c in cells if c not in back], log_odds,
+                hand_since_settle=hand_since_settle, view_steady=view_steady)
+            if arrival is None:
+                arrival = max(taken, key=lambda c: observation.reading(c).occupied_probability,
+                              default=None)
+            return taken, back + echoes, arrival
         if not fresh:
             if not hand_since_settle:
                 return [], [], None
@@ -134,7 +156,7 @@ class ArrivalFilter:
                 return [], [], None
             cell = max(held, key=lambda c: (changed[c],
                                             observation.reading(c).occupied_probability))
-            del self.held_back[cell]
+            self.released[cell] = self.held_back.pop(cell)
             return [cell], [], None
         if len(fresh) < 2:
             return fresh, [], None
