@@ -140,8 +140,8 @@ class ArrivalFilter:
             for cell in back:
                 self.held_back[cell] = self.released.pop(cell)
             taken, echoes, arrival = self.one_arrival(
-                observation, [c for c in cells if c not in back], log_odds,
-                hand_since_settle=hand_since_settle, view_steady=view_steady)
+                observation, cells, log_odds, hand_since_settle=hand_since_settle,
+                view_steady=view_steady)
             if arrival is None:
                 arrival = max(taken, key=lambda c: observation.reading(c).occupied_probability,
                               default=None)

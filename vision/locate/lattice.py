@@ -64,24 +64,25 @@ def apply_h(H: NDArray[Any], pts: NDArray[Any]) -> FloatArray:
     p = np.asarray(pts, dtype=np.float64).reshape(-1, 2)
     if len(p) < 64:
         q = p @ H[:, :2].T + H[:, 2]
-        w = q[:, 2:3]
-        # Points on the horizon of the plane: keep them finite (far away) instead of inf/nan.
-        if len(w) and not np.abs(w).min() >= 1e-12:
-            near = np.abs(w) < 1e-12
-            w = np.where(near, np.where(w < 0, -1e-12, 1e-12), w)
-        return q[:, :2] / w
+        return q[:, :2] / _off_horizon(q[:, 2:3])
     # Many points: the same operations one column at a time (numpy's loops over rows of
     # three cost more than the matrix product).
     q = p @ H[:, :2].T
-    wz = q[:, 2] + H[2, 2]
-    if not np.abs(wz).min() >= 1e-12:
-        near = np.abs(wz) < 1e-12
-        wz = np.where(near, np.where(wz < 0, -1e-12, 1e-12), wz)
+    wz = _off_horizon(q[:, 2] + H[2, 2])
     out = np.empty((len(p), 2))
     np.add(q[:, 0], H[0, 2], out=out[:, 0])
     np.add(q[:, 1], H[1, 2], out=out[:, 1])
     out /= wz[:, None]
     return out
+
+
+def _off_horizon(w: FloatArray) -> FloatArray:
+    """Homogeneous scales ``w`` kept at least 1e-12 from zero: points on the horizon of the
+    plane stay finite (far away) instead of inf/nan."""
+    if len(w) and not np.abs(w).min() >= 1e-12:
+        near = np.abs(w) < 1e-12
+        w = np.where(near, np.where(w < 0, -1e-12, 1e-12), w)
+    return w
 
 
 def window_nodes_near(points: FloatArray, H: FloatArray, tol: float,
