@@ -214,6 +214,26 @@ class LocateConfig:
     near_arc_min_cos: float = -0.2
     near_arc_reaches: tuple[float, ...] = (0.2, 0.12, 0.06, 0.03)
     near_arc_min_elevation_deg: float = 60.0
+    #: Seen from ``outline_grid_min_elevation_deg`` up (under the default field of view,
+    #: which places views 5-10 degrees low), a Gigamic grid whose big circle (centred on the
+    #: grid, its radius searched) is found on less than ``outline_grid_max_circle`` of its
+    #: points is checked against the board's outline (``finder._outline_grid``): on a light
+    #: wood board the rings barely show, and a crowded board's piece tops (a grid of their
+    #: own, larger and shifted away from the camera's foot) pulled whole grids a tenth to a
+    #: third of a cell off, and the big circle with them. The grid that the board's four
+    #: sides place (centred and turned with the square; its side over the pitch searched over
+    #: the layout's range in ``outline_grid_ratio_step`` by the support of the rings' near
+    #: sides) replaces it when its big circle is found on at least ``outline_grid_min_gain``
+    #: more of its points: the square and the circle both lie on the board's plane, and a
+    #: side taken from a shadow or the side face leaves the circle off centre. A grid so
+    #: placed is not refitted on the near arcs (its start is the arcs' best already, and
+    #: the refit's first reach, a fifth of a pitch, can climb onto the tops). Session 25
+    #: (design.md).
+    outline_grid: bool = True
+    outline_grid_max_circle: float = 0.85
+    outline_grid_min_gain: float = 0.05
+    outline_grid_min_elevation_deg: float = 50.0
+    outline_grid_ratio_step: float = 0.02
     #: The same at full resolution, pixels (the work-image fit is already within ~1 px).
     full_res_reaches_px: tuple[float, ...] = (2.0, 1.5)
     #: Smoothing of the full-resolution image before reading edge profiles, pixels.

@@ -21,8 +21,11 @@ Steps (each in its own module):
    best one wins (ring candidates on the grid add to its score), and the search ends early
    at a grid clear enough that nothing would beat it; a network grid that is not sure still
    beats a ring-search grid elsewhere on the image that is judged lower;
-5. seen from 60 degrees up, the chosen grid is fitted again on the rings' near sides only,
-   which the pieces can neither hide nor imitate (``fit.NearArcs``); then the fit is
+5. seen from high up, a Gigamic grid whose big circle is poorly found is checked against
+   the grid the board's four sides place (``_outline_grid``: the tops of a crowded board
+   pull grids off where the rings barely show); seen from 60 degrees up, the chosen grid
+   is fitted again on the rings' near sides only, which the pieces can neither hide nor
+   imitate (``fit.NearArcs``); then the fit is
    repeated at full resolution in a window around the grid, and the camera (focal length
    unless calibrated, and pose) is fitted to the matched ring-edge points directly
    (``pose``).
@@ -39,7 +42,7 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
-from vision.geometry.board_spec import BoardSpec
+from vision.geometry.board_spec import LAYOUT_DIAGONAL, BoardSpec
 from vision.geometry.board_view import BoardNotFound, BoardView
 from vision.geometry.camera import Camera, Intrinsics, Pose
 from vision.io import MIN_SIDE_PX
@@ -78,13 +81,20 @@ from vision.locate.pose import (
     pose_from_homography,
     refine_pose,
 )
-from vision.locate.quad import board_quads, quad_distance, quad_hypotheses, refine_quad
+from vision.locate.quad import (
+    board_quads,
+    quad_distance,
+    quad_grids,
+    quad_hypotheses,
+    refine_quad,
+)
 from vision.locate.verify import (
     best_window,
     chequer_contrast,
     contrast_clear_of_outline,
     diagonal_chequer,
     grid_contrast,
+    near_arc_support,
     plausible_grid,
     ring_support,
 )
@@ -329,7 +339,13 @@ def find_board(
     H_work, radius, score, edge, lay = fitted
     if score < config.min_board_score:
         return BoardNotFound(f"the best grid has too little evidence (score {score:.2f})")
-    if config.near_arc_refit:
+    placed = False
+    if config.outline_grid:
+        H_new, lay = _outline_grid(work_f, H_work, radius, edge, lay, scale, intrinsics, (w, h),
+                                   config)
+        placed = H_new is not H_work
+        H_work = H_new
+    if config.near_arc_refit and not placed:
         H_work, radius = _refit_near_arcs(work_f, H_work, radius, edge, scale, intrinsics,
                                           (w, h), config)
     # Full resolution: same fit, short reaches, for sub-pixel centres.
@@ -376,12 +392,8 @@ def _refit_near_arcs(
     calibrated camera or, without one, the default field of view (a direction is all that
     is needed). Only views from ``near_arc_min_elevation_deg`` up are refitted, and the
     grid is kept when the refit degenerates."""
-    K = (intrinsics or Intrinsics.from_fov(size_wh, config.default_hfov_deg)).matrix
-    S = np.diag([1.0 / scale, 1.0 / scale, 1.0])
-    camera = pose_from_homography(S @ H_work, K).camera_center  # grid units
-    foot = camera[:2]
-    if math.degrees(math.atan2(abs(camera[2]), math.hypot(*(foot - 1.5)))) < \
-            config.near_arc_min_elevation_deg:
+    foot, elevation = _camera_foot(H_work, scale, intrinsics, size_wh, config)
+    if elevation < config.near_arc_min_elevation_deg:
         return H_work, radius
     pitch = _pitch_px(H_work)
     reaches = tuple(max(1.0, f * pitch) for f in config.near_arc_reaches)
@@ -392,6 +404,60 @@ def _refit_near_arcs(
     if not plausible_grid(H_new, work_wh, config.min_ring_axis_px, config.max_foreshortening):
         return H_work, radius
     return H_new, r_new
+
+
+def _camera_foot(H_work: FloatArray, scale: float, intrinsics: Intrinsics | None,
+                 size_wh: tuple[int, int], config: LocateConfig) -> tuple[FloatArray, float]:
+    """The point of the board below the camera (grid units) and the camera's elevation
+    (degrees) implied by a grid (work pixels), under the calibrated camera or, without one,
+    the default field of view (a direction is all the callers need)."""
+    K = (intrinsics or Intrinsics.from_fov(size_wh, config.default_hfov_deg)).matrix
+    S = np.diag([1.0 / scale, 1.0 / scale, 1.0])
+    camera = pose_from_homography(S @ H_work, K).camera_center  # grid units
+    foot = camera[:2]
+    return foot, math.degrees(math.atan2(abs(camera[2]), math.hypot(*(foot - 1.5))))
+
+
+def _outline_grid(
+    work_f: NDArray[np.float32], H_work: FloatArray, radius: float, edge: EdgeConfig,
+    lay: LayoutFit, scale: float, intrinsics: Intrinsics | None, size_wh: tuple[int, int],
+    config: LocateConfig,
+) -> tuple[FloatArray, LayoutFit]:
+    """The grid (work pixels) and layout placed by the board's outline instead of the
+    judged grid, when the big circle says the judged grid is off and the outline's grid
+    finds it clearly better (``outline_grid*`` in ``LocateConfig``); otherwise the judged
+    grid and layout unchanged (the same objects).
+
+    The board's four sides are found along the judged grid's outline (``refine_quad``),
+    and the grid inside them is the layout's, centred and turned with the square; its one
+    unknown, the board's side over the pitch, is the one whose rings' near sides
+    (``fit.NearArcs``, which no piece hides or imitates) are found on the most points."""
+    if (lay.layout != LAYOUT_DIAGONAL
+            or lay.circle_score >= config.outline_grid_max_circle):
+        return H_work, lay
+    foot, elevation = _camera_foot(H_work, scale, intrinsics, size_wh, config)
+    if elevation < config.outline_grid_min_elevation_deg:
+        return H_work, lay
+    half = lay.side / 2.0
+    to_grid = board_to_grid(lay.rotation_deg)
+    corners = apply_h(H_work @ to_grid, np.array([[-half, -half], [half, -half],
+                                                    [half, half], [-half, half]]))
+    quads = refine_quad(work_f, corners, edge.min_edge, config)
+    if not quads:
+        return H_work, lay
+    lo, hi = config.diagonal_side_range
+    sides = np.arange(lo, hi + 1e-9, config.outline_grid_ratio_step)
+    grids = [H for q in quads for H in quad_grids(q, sides, lay.rotation_deg)]
+    # Any step of either sign: the judged grid's marking was chosen over whole outlines,
+    # tops included, and a ring's near side shows as a line's edge or a recess's alike.
+    support = near_arc_support(work_f, grids, radius, NearArcs(foot, config.near_arc_min_cos),
+                               replace(edge, mode="edge", polarity=0))
+    H_new = grids[int(np.argmax(support))]
+    lay_new = fit_layout(work_f, H_new, config, edge)
+    if (lay_new.layout == LAYOUT_DIAGONAL
+            and lay_new.circle_score >= lay.circle_score + config.outline_grid_min_gain):
+        return H_new, lay_new
+    return H_work, lay
 
 
 def _fit_with_frame(

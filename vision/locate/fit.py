@@ -325,7 +325,7 @@ def fit_rings(
     sides of a line.
     """
     for reach in reaches:
-        pts, rad, cell = _outline_samples(radius, config, nodes, arcs)
+        pts, rad, cell = outline_samples(radius, config, nodes, arcs)
         px = apply_h(H, pts)
         nrm = image_normals(H, pts, rad, pts_px=px)
         thr = max(1.0, 0.35 * reach)
@@ -361,13 +361,13 @@ def fit_rings(
         config = replace(config, mode="edge", polarity=0)
     if not measure:
         return H, radius, math.nan, config
-    pts, rad, _ = _outline_samples(radius, config, nodes, arcs)
+    pts, rad, _ = outline_samples(radius, config, nodes, arcs)
     px = apply_h(H, pts)
     off, _ = edge_search(gray_f, px, image_normals(H, pts, rad, pts_px=px), 1.5, config)
     return H, radius, float(np.isfinite(off).mean()), config
 
 
-def _outline_samples(
+def outline_samples(
     radius: float, config: EdgeConfig, nodes: FloatArray, arcs: NearArcs | None,
 ) -> tuple[FloatArray, FloatArray, NDArray[np.int64]]:
     """The outline points :func:`fit_rings` matches (``ring_model_points``, only the near

@@ -458,6 +458,17 @@ def _quad_from_lines(lines: list[tuple[FloatArray, FloatArray]]) -> FloatArray |
                          for i in range(4)])
 
 
+def quad_grids(quad: FloatArray, sides: FloatArray, rotation_deg: float) -> list[FloatArray]:
+    """Grid (m, n) -> pixel homographies of a board whose outline is ``quad`` (pixels,
+    corners in order around it), one per board side over pitch in ``sides``: the grid is
+    centred in the square and turned ``rotation_deg`` to its sides."""
+    Hb, _ = cv2.findHomography(_UNIT_SQUARE, quad, 0)
+    if Hb is None:
+        return []
+    from_grid = np.linalg.inv(board_to_grid(rotation_deg))
+    return [Hb @ np.diag([1.0 / s, 1.0 / s, 1.0]) @ from_grid for s in sides]
+
+
 def quad_hypotheses(quad: FloatArray, config: LocateConfig) -> list[LatticeHypothesis]:
     """Grid hypotheses implied by a board outline, one per known board family.
 

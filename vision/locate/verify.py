@@ -24,8 +24,10 @@ from numpy.typing import NDArray
 from vision.locate.fit import (
     GRID_NODES,
     EdgeConfig,
+    NearArcs,
     edge_search,
     image_normals,
+    outline_samples,
     ring_model_points,
     sample,
 )
@@ -70,6 +72,25 @@ def ring_support_radii(gray_f: NDArray[np.float32], H: FloatArray, radii: FloatA
     px = apply_h(H, pts)
     off, _ = edge_search(gray_f, px, image_normals(H, pts, rad, pts_px=px), tol_px, config)
     return np.asarray(np.isfinite(off).reshape(len(model), -1).mean(axis=1), dtype=np.float64)
+
+
+def near_arc_support(gray_f: NDArray[np.float32], Hs: list[FloatArray], radius: float,
+                     arcs: NearArcs, config: EdgeConfig, tol_px: float = 1.5) -> FloatArray:
+    """(len(Hs),) share of each grid's cell-outline points on the side facing the camera's
+    foot (``arcs``; what pieces neither hide nor imitate) with an image edge within
+    ``tol_px``; points outside the image count as missing. One edge search for all grids."""
+    if not Hs:
+        return np.zeros(0)
+    pts, rad, _ = outline_samples(radius, config, GRID_NODES, arcs)
+    px = np.concatenate([apply_h(H, pts) for H in Hs])
+    nrm = np.concatenate([image_normals(H, pts, rad) for H in Hs])
+    h, w = gray_f.shape
+    inside = (px[:, 0] >= 1) & (px[:, 0] < w - 1) & (px[:, 1] >= 1) & (px[:, 1] < h - 1)
+    hit = np.zeros(len(px), dtype=bool)
+    if inside.any():
+        off, _ = edge_search(gray_f, px[inside], nrm[inside], tol_px, config)
+        hit[inside] = np.isfinite(off)
+    return np.asarray(hit.reshape(len(Hs), -1).mean(axis=1), dtype=np.float64)
 
 
 _HALF_CELL = np.array([[1.0, 0.0, 0.5], [0.0, 1.0, 0.5], [0.0, 0.0, 1.0]])
