@@ -995,3 +995,43 @@ def test_a_cell_set_aside_before_the_hand_is_not_its_piece_beside_a_new_one(hold
     if hold:
         assert any(front.name in e.get("message", "") and "before the hand" in e["message"]
                    for e in events)
+
+
+@pytest.mark.parametrize("case", ["elsewhere", "on the echo", "knob off"])
+def test_a_held_echo_is_not_released_when_the_image_changed_elsewhere_alone(case):
+    # Fresh game 1024016: a cell behind a tall piece was held as its echo. A later hand put
+    # a short piece behind others; it read 0.31 occupied (0.19 before: too little to be
+    # a move), so the hand seemed to bring nothing and released the echo, 12 s old and read
+    # as before, as its move: the piece that later stood there was then a move too many.
+    # The image changed over that turn on the hidden piece's cell alone, not on the echo:
+    # the echo stays held and the changed cell, whose reading rose, is the move. A piece
+    # put on the held cell changes the image there, and the echo is taken as before.
+    from vision.live.arrivals import can_echo
+
+    view = _view()
+    config = TrackerConfig(release_needs_change=case != "knob off")
+    feed = Feed(StateTracker(config=config))
+    b2 = Cell.from_name("b2")
+    echo_cell = _behind(view, b2)
+    hidden = next(c for c in (Cell.from_name(n) for n in ("d4", "a4", "d1", "a1"))
+                  if c not in (b2, echo_cell) and not can_echo(view, echo_cell, c, config))
+    occupancy = {hidden: 0.19}
+
+    def scene():
+        obs = readings_from_pieces({**feed.pieces, echo_cell: feed.pieces[b2]}, board_view=view)
+        obs = _with_occupancy(obs, echo_cell, 0.93)
+        for cell, p in occupancy.items():
+            obs = _with_occupancy(obs, cell, p)
+        return obs
+
+    feed.frames(1.0, obs=readings_from_pieces({}, board_view=view))
+    feed.frames(1.0, busy=True, obs=readings_from_pieces({}, board_view=view))
+    feed.pieces[b2] = Piece.from_symbol("DSTS")
+    feed.frames(2.0, obs=scene())
+    assert [e["name"] for e in feed.events if e["type"] == "move"] == ["b2"]
+    feed.frames(1.0, busy=True, obs=scene())
+    occupancy[hidden] = 0.31
+    change = {echo_cell: 0.29} if case == "on the echo" else {hidden: 0.2, echo_cell: 0.0}
+    events = feed.frames(2.0, obs=scene(), change=change)
+    taken = [e["name"] for e in events if e["type"] == "move"]
+    assert taken == [hidden.name if case == "elsewhere" else echo_cell.name]

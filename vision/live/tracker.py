@@ -401,7 +401,7 @@ class StateTracker:
                     if self._hand_since_settle else set())
         new_cells, echoes, arrival = self._arrivals.one_arrival(
             observation, new_cells, self._log_odds, hand_since_settle=self._hand_since_settle,
-            view_steady=not self._view_moved, standing=standing)
+            view_steady=not self._view_moved, standing=standing, change=self._change)
         if echoes and arrival is not None:
             for cell in echoes:
                 self._first_seen.pop(cell, None)
@@ -435,13 +435,26 @@ class StateTracker:
             new_cells = [cell]
         if not new_cells and not echoes and not self._first_seen:
             hidden = self._hidden_arrival(observation, occupied | recorded)
-            if hidden is not None:
+            withheld = self._arrivals.withheld
+            if (hidden is None and withheld is not None and withheld not in occupied | recorded
+                    and self._occupancy_rise(observation, withheld) > 0.0):
+                # A held echo would have been taken for this hand; the image changed on
+                # ``withheld`` alone, and its reading rose: that is where the piece went.
+                hidden = withheld
+                events += self._warn_once(
+                    "hidden:" + hidden.name,
+                    now,
+                    f"a hand came and went, the image changed on {hidden.name} alone and it "
+                    "reads more occupied than before, though unsurely: taken as the move",
+                )
+            elif hidden is not None:
                 events += self._warn_once(
                     "hidden:" + hidden.name,
                     now,
                     f"a hand came and went and only {hidden.name} changed, partly hidden "
                     "behind other pieces and read unsurely: taken as the move",
                 )
+            if hidden is not None:
                 events += self._place_new([hidden], now, wait=False)
                 if self.game.board[hidden] is not None:
                     self._hidden_guess.add(hidden)

@@ -78,6 +78,13 @@ class TrackerConfig:
     #: longer released a phantom (game 960020), but a real piece held back after a bump was
     #: never taken and its line was lost (955003); a lost line is the worse error, so 0.
     min_release_differences: int = 0
+    #: ... and not when the image changed over the turn on another free cell alone (it
+    #: explains the change, ``change_arrival_min``, and no other free cell, the held ones
+    #: included, explains half as much, ``change_arrival_ratio``): the hand's piece went
+    #: there, unread, and the echo stays held. (Fresh game 1024016: a piece put behind
+    #: others read 0.31 occupied, the image changed there alone, and an echo held for
+    #: 12 s, unchanged, was taken as the move instead.)
+    release_needs_change: bool = True
     #: A cell that turned occupied while no hand came (a reading flickering on a still scene)
     #: is taken as a later hand's piece only when it then reads at least this surely (a
     #: piece put there); until then, or until seen empty, it is a flicker, not a move.
