@@ -1,7 +1,7 @@
 """Which newly occupied cells are moves: one piece arrives per turn, brought by a hand.
 
 The state tracker (:mod:`vision.live.tracker`) asks this filter, on each settled frame, which
-of the cells that read occupied but hold no recorded piece to take as moves. Three readings
+of the cells that read occupied but hold no recorded piece to take as moves. These readings
 of a real scene are not placements:
 
 - a *flicker*: a cell that turns occupied while the scene stayed settled (no hand since the
@@ -25,12 +25,18 @@ of a real scene are not placements:
   ``min_release_differences`` can ask for a changed reading). The hand's own piece can
   show a settle late (the first settle after the hand does not read it yet): while the
   released echo still waits to be committed (read weakly) and another new cell shows, the
-  echo is held back again, so one hand does not give two moves.
+  echo is held back again, so one hand does not give two moves. Nor is an echo released
+  when the image changed over the turn on another free cell alone (``change``, see
+  :mod:`vision.live.change`): the hand's piece went there, unread, and the tracker takes that
+  cell if its reading rose (:attr:`ArrivalFilter.withheld`).
+- a cell *set aside before the hand* (doubtful, a flicker) that reads clearly in the settle
+  where a cell that was empty before the hand shows a piece is not that hand's piece: on a
+  steady view it is held back like an echo (``standing``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Container
+from collections.abc import Callable, Container, Mapping
 
 import numpy as np
 
@@ -85,6 +91,9 @@ class ArrivalFilter:
         #: echoes released by a hand that seemed to bring nothing else, while they are
         #: still new (not yet committed), with their log-odds when first held
         self.released: dict[Cell, dict[str, float]] = {}
+        #: after a hand that brought no new cell: the free cell the image changed on alone,
+        #: for which no held echo was released (see :meth:`one_arrival`)
+        self.withheld: Cell | None = None
 
     def clear(self) -> None:
         """A new game."""
@@ -123,14 +132,20 @@ class ArrivalFilter:
         return [c for c in cells if c in clear or c not in self.doubtful]
 
     def one_arrival(self, observation: Observation, cells: list[Cell], log_odds: LogOdds, *,
-                    hand_since_settle: bool, view_steady: bool = False
+                    hand_since_settle: bool, view_steady: bool = False,
+                    standing: Container[Cell] = (), change: Mapping[Cell, float] | None = None
                     ) -> tuple[list[Cell], list[Cell], Cell | None]:
         """Of the cells new in one settle, those to take as moves. ``view_steady``: the view
-        did not move since the last settle (one hand, one piece).
+        did not move since the last settle (one hand, one piece). ``standing``: cells that
+        read occupied on the last settled frame before the hand without waiting to be
+        committed (set aside then). ``change``: how well a piece on each free cell explains
+        what changed in the image over the turn (:mod:`vision.live.change`; None: not
+        measured).
 
         Returns the cells to take, the echoes newly held back, and the arrival they echo
         (``None`` when none was held back).
         """
+        self.withheld = None
         # A released echo that is no longer new was committed (or refused): forgotten.
         self.released = {c: v for c, v in self.released.items() if c in cells}
         fresh = [c for c in cells if c not in self.held_back]
@@ -154,12 +169,31 @@ class ArrivalFilter:
             held = [c for c, n in changed.items() if n >= self.config.min_release_differences]
             if not held:
                 return [], [], None
+            elsewhere = self._changed_elsewhere(change)
+            if elsewhere is not None:
+                # The image changed on another free cell alone, not on the held ones: the
+                # hand's piece went there, unread; the echoes stay held.
+                self.withheld = elsewhere
+                return [], [], None
             cell = max(held, key=lambda c: (changed[c],
                                             observation.reading(c).occupied_probability))
             self.released[cell] = self.held_back.pop(cell)
             return [cell], [], None
         if len(fresh) < 2:
             return fresh, [], None
+        before = [c for c in fresh if c in standing]
+        if (hand_since_settle and view_steady and self.config.hold_standing_when_steady
+                and before and len(before) < len(fresh)):
+            # One hand, one piece: the cell that was empty before it. A cell set aside
+            # before the hand that now reads clearly beside it is held back like an echo.
+            for cell in before:
+                self.held_back[cell] = log_odds(cell)
+            taken, echoes, arrival = self.one_arrival(
+                observation, cells, log_odds, hand_since_settle=hand_since_settle,
+                view_steady=view_steady)
+            if arrival is None:
+                arrival = max(taken, key=lambda c: observation.reading(c).occupied_probability)
+            return taken, before + echoes, arrival
         steady = view_steady and self.config.hold_co_arrivals_when_steady
         arrival = max(fresh, key=lambda c: (
             steady and not self._explained(observation, c, fresh, log_odds),
@@ -173,6 +207,20 @@ class ArrivalFilter:
         for cell in echoes:
             self.held_back[cell] = log_odds(cell)
         return [c for c in fresh if c not in echoes], echoes, (arrival if echoes else None)
+
+    def _changed_elsewhere(self, change: Mapping[Cell, float] | None) -> Cell | None:
+        """The free cell, not held back, that alone explains what changed in the image over
+        the turn (``change_arrival_min``; no other free cell, held ones included, scores
+        ``change_arrival_ratio`` of it), if any."""
+        if not change or not self.config.release_needs_change:
+            return None
+        ranked = sorted(change, key=lambda c: (-change[c], c))
+        best = ranked[0]
+        second = change[ranked[1]] if len(ranked) > 1 else 0.0
+        if (best in self.held_back or change[best] < self.config.change_arrival_min
+                or second >= self.config.change_arrival_ratio * change[best]):
+            return None
+        return best
 
     def _explained(self, observation: Observation, cell: Cell, fresh: list[Cell],
                    log_odds: LogOdds) -> bool:

@@ -102,6 +102,8 @@ class StateTracker:
         self._hand_since_settle = True  # a hand (busy frames) since the last settled frame
         #: each cell's occupied probability on the last settled frame
         self._settled_occ: dict[Cell, float] = {}
+        #: the cells read occupied on the last settled frame
+        self._settled_cells: set[Cell] = set()
         self._change: Mapping[Cell, float] | None = None  # this frame's change scores
         #: cells recorded by a hidden arrival: their piece is a guess from no reading
         self._hidden_guess: set[Cell] = set()
@@ -345,6 +347,8 @@ class StateTracker:
         assert self._pattern is not None
         occupied = {cell for cell, occ in zip(ALL_CELLS, self._pattern, strict=True) if occ}
         events: list[Event] = []
+        if self.game is None or self.game.over or not occupied:
+            self._settled_cells = occupied  # (a game starts or ends here)
         if self.game is None or self.game.over:
             if occupied and (self.game is not None or not self.adopt_on_start):
                 return events  # after a game: the next one starts on an empty board
@@ -392,20 +396,34 @@ class StateTracker:
         new_cells = self._arrivals.likely(observation, sorted(occupied - recorded - self._refused),
                                           hand_since_settle=self._hand_since_settle,
                                           pending=self._first_seen)
+        # set aside on the last settled frame (not pending), when a hand came since
+        standing = (self._settled_cells - recorded - self._first_seen.keys()
+                    if self._hand_since_settle else set())
         new_cells, echoes, arrival = self._arrivals.one_arrival(
             observation, new_cells, self._log_odds, hand_since_settle=self._hand_since_settle,
-            view_steady=not self._view_moved)
+            view_steady=not self._view_moved, standing=standing, change=self._change)
         if echoes and arrival is not None:
             for cell in echoes:
                 self._first_seen.pop(cell, None)
                 self._weak_since.pop(cell, None)
-            names = ", ".join(c.name for c in echoes)
-            events += self._warn_once(
-                "held:" + names,
-                now,
-                f"{names} looked occupied together with {arrival.name}; not taken as a move "
-                "(one piece arrives per turn: a neighbour cell seeing the new piece)",
-            )
+            before = [c for c in echoes if c in standing]
+            if before:
+                names = ", ".join(c.name for c in before)
+                events += self._warn_once(
+                    "held:" + names,
+                    now,
+                    f"{names} read occupied before the hand too and was not taken then; not "
+                    f"taken as a move now either (one piece arrives per turn: {arrival.name})",
+                )
+            others = [c for c in echoes if c not in before]
+            if others:
+                names = ", ".join(c.name for c in others)
+                events += self._warn_once(
+                    "held:" + names,
+                    now,
+                    f"{names} looked occupied together with {arrival.name}; not taken as a "
+                    "move (one piece arrives per turn: a neighbour cell seeing the new piece)",
+                )
         if (not new_cells and not echoes and not self._first_seen and self._refused
                 and self._hand_since_settle):
             # A hand came and went and nothing else shows the turn's piece: it went on a
@@ -417,13 +435,26 @@ class StateTracker:
             new_cells = [cell]
         if not new_cells and not echoes and not self._first_seen:
             hidden = self._hidden_arrival(observation, occupied | recorded)
-            if hidden is not None:
+            withheld = self._arrivals.withheld
+            if (hidden is None and withheld is not None and withheld not in occupied | recorded
+                    and self._occupancy_rise(observation, withheld) > 0.0):
+                # A held echo would have been taken for this hand; the image changed on
+                # ``withheld`` alone, and its reading rose: that is where the piece went.
+                hidden = withheld
+                events += self._warn_once(
+                    "hidden:" + hidden.name,
+                    now,
+                    f"a hand came and went, the image changed on {hidden.name} alone and it "
+                    "reads more occupied than before, though unsurely: taken as the move",
+                )
+            elif hidden is not None:
                 events += self._warn_once(
                     "hidden:" + hidden.name,
                     now,
                     f"a hand came and went and only {hidden.name} changed, partly hidden "
                     "behind other pieces and read unsurely: taken as the move",
                 )
+            if hidden is not None:
                 events += self._place_new([hidden], now, wait=False)
                 if self.game.board[hidden] is not None:
                     self._hidden_guess.add(hidden)
@@ -432,6 +463,7 @@ class StateTracker:
         self._hand_since_settle = False
         self._view_moved = False
         self._settled_occ = {r.cell: r.occupied_probability for r in observation.cells}
+        self._settled_cells = occupied
         events += self._recheck(observation, occupied & recorded, now)
         return events
 

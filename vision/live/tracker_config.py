@@ -64,12 +64,27 @@ class TrackerConfig:
     echo_cell_radius_pitch: float = 0.45
     echo_piece_height_m: float = 0.09
     echo_piece_radius_m: float = 0.022
+    #: On a steady view, a cell that already read occupied on the last settled frame
+    #: before the hand, and was set aside then (doubtful, a flicker), is not the hand's
+    #: piece when a cell that was empty then shows one: it is held back like an echo. One
+    #: hand brings one piece, the one that was not there before it; two turns without a
+    #: settle leave two cells that were empty before them. (Fresh game 1024008: a phantom in
+    #: front of a tall piece, set aside for 9 s at 0.8-0.9 occupied, read 0.95 when the
+    #: next hand's piece came and was taken as a second move.)
+    hold_standing_when_steady: bool = True
     #: A held-back cell is taken as a move after a hand that brought nothing else only when
     #: its reading differs from the held one in at least this many attributes (a piece put
     #: there reads otherwise, a nudge or a hover leaves a phantom as it was). At 1 a nudge no
     #: longer released a phantom (game 960020), but a real piece held back after a bump was
     #: never taken and its line was lost (955003); a lost line is the worse error, so 0.
     min_release_differences: int = 0
+    #: ... and not when the image changed over the turn on another free cell alone (it
+    #: explains the change, ``change_arrival_min``, and no other free cell, the held ones
+    #: included, explains half as much, ``change_arrival_ratio``): the hand's piece went
+    #: there, unread, and the echo stays held. (Fresh game 1024016: a piece put behind
+    #: others read 0.31 occupied, the image changed there alone, and an echo held for
+    #: 12 s, unchanged, was taken as the move instead.)
+    release_needs_change: bool = True
     #: A cell that turned occupied while no hand came (a reading flickering on a still scene)
     #: is taken as a later hand's piece only when it then reads at least this surely (a
     #: piece put there); until then, or until seen empty, it is a flicker, not a move.
