@@ -43,8 +43,18 @@ class BoardHeightConfig:
     prior_floor: float = 0.05
     #: The evidence is clipped to +- this many log-odds units.
     max_evidence: float = 6.0
+    #: A piece whose colour is known (the game record in ``watch``) anchors its group unless
+    #: the groups the other pieces form place it in the other one by more than this many
+    #: log-odds units (summed over its parts): about 50 to 1, well past the frame-to-frame
+    #: noise of a piece read right, so only a piece recorded wrongly is left out.
+    anchor_doubt: float = 4.0
+    #: The weight used instead of ``weight`` when known pieces anchor the groups.
+    record_weight: float = 0.25
 
     def __post_init__(self) -> None:
+        if self.anchor_doubt < 0 or self.record_weight < 0:
+            raise ValueError(f"anchor_doubt and record_weight must be >= 0, got "
+                             f"{self.anchor_doubt!r}, {self.record_weight!r}")
         if self.weight < 0 or self.size_noise <= 0 or self.width_step <= 0:
             raise ValueError("weight must be >= 0 and size_noise, width_step positive, got "
                              f"{self.weight!r}, {self.size_noise!r}, {self.width_step!r}")
@@ -106,8 +116,18 @@ class BoardColourConfig:
     #: The evidence of each part is clipped to +- this many log-odds units: one measurement
     #: far from both groups (glare, a hand) must not outweigh the network's own reading.
     max_evidence: float = 6.0
+    #: A piece whose colour is known (the game record in ``watch``) anchors its group unless
+    #: the groups the other pieces form place it in the other one by more than this many
+    #: log-odds units (summed over its parts): about 50 to 1, well past the frame-to-frame
+    #: noise of a piece read right, so only a piece recorded wrongly is left out.
+    anchor_doubt: float = 4.0
+    #: The weight used instead of ``weight`` when known pieces anchor the groups.
+    record_weight: float = 0.25
 
     def __post_init__(self) -> None:
+        if self.anchor_doubt < 0 or self.record_weight < 0:
+            raise ValueError(f"anchor_doubt and record_weight must be >= 0, got "
+                             f"{self.anchor_doubt!r}, {self.record_weight!r}")
         if self.weight < 0 or self.colour_spread <= 0 or self.prior_pieces <= 0:
             raise ValueError("weight must be >= 0 and colour_spread, prior_pieces positive, got "
                              f"{self.weight!r}, {self.colour_spread!r}, {self.prior_pieces!r}")
