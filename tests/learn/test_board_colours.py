@@ -224,7 +224,7 @@ def test_fused_odds_with_known_pieces_take_the_record_weight() -> None:
     n = len(dark)
     odds: list[dict[str, float | None]] = [{"color": 0.15 if d else 0.05} for d in dark]
     known: list[float | None] = [None] + [1.0 if d else 0.0 for d in dark[1:]]
-    cfg = BoardColourConfig(weight=0.25, record_weight=0.5)
+    cfg = BoardColourConfig(weight=0.25, record_weight=0.5)  # the defaults
     soft = with_board_colours(odds, [0.9] * n, [1.0] * n, [lab], cfg)
     assert soft[0]["color"] == 0.15
     anchored = with_board_colours(odds, [0.9] * n, [1.0] * n, [lab], cfg, known)

@@ -48,8 +48,14 @@ class BoardHeightConfig:
     #: log-odds units (summed over its parts): about 50 to 1, well past the frame-to-frame
     #: noise of a piece read right, so only a piece recorded wrongly is left out.
     anchor_doubt: float = 4.0
-    #: The weight used instead of ``weight`` when known pieces anchor the groups.
-    record_weight: float = 0.25
+    #: The weight used instead of ``weight`` when known pieces anchor the groups (``watch``:
+    #: the game record). Anchored groups are not made of the reader's own guesses, so a
+    #: piece the reader misreads with the whole board (a warm lamp on dark wood) is judged
+    #: against what the two materials look like now. On fresh games 1024000-1024020, 0.25
+    #: and 0.5 both made 1024017 exact (its last dark piece had read light), 0.5 announcing
+    #: its line 0.47 s after the hand, 0.25 after 1.07 s; nothing else changed. Session 19's
+    #: 0.5 for the soft groups cost a false alarm on fresh games.
+    record_weight: float = 0.5
 
     def __post_init__(self) -> None:
         if self.anchor_doubt < 0 or self.record_weight < 0:
@@ -121,8 +127,14 @@ class BoardColourConfig:
     #: log-odds units (summed over its parts): about 50 to 1, well past the frame-to-frame
     #: noise of a piece read right, so only a piece recorded wrongly is left out.
     anchor_doubt: float = 4.0
-    #: The weight used instead of ``weight`` when known pieces anchor the groups.
-    record_weight: float = 0.25
+    #: The weight used instead of ``weight`` when known pieces anchor the groups (``watch``:
+    #: the game record). Anchored groups are not made of the reader's own guesses, so a
+    #: piece the reader misreads with the whole board (a warm lamp on dark wood) is judged
+    #: against what the two materials look like now. On fresh games 1024000-1024020, 0.25
+    #: and 0.5 both made 1024017 exact (its last dark piece had read light), 0.5 announcing
+    #: its line 0.47 s after the hand, 0.25 after 1.07 s; nothing else changed. Session 19's
+    #: 0.5 for the soft groups cost a false alarm on fresh games.
+    record_weight: float = 0.5
 
     def __post_init__(self) -> None:
         if self.anchor_doubt < 0 or self.record_weight < 0:

@@ -139,11 +139,11 @@ class StateTracker:
 
     @property
     def settled_pieces(self) -> dict[Cell, Piece]:
-        """The record's pieces that were read surely when committed or set by hand (not a
-        guess from a weak, partial or missing reading): what the reader may take as known."""
+        """The record's pieces that were read when committed or set by hand (not a guess from
+        no reading, a hidden arrival): what the reader may take as known."""
         if self.game is None:
             return {}
-        doubtful = (self._guessed | self._hidden_guess) - self._by_hand
+        doubtful = self._hidden_guess - self._by_hand
         return {cell: piece for cell, piece in self.game.board.items() if cell not in doubtful}
 
     def update(self, observation: Observation, now: float, *, busy: bool = False,
