@@ -142,3 +142,97 @@ def test_a_group_made_of_floor_weight_alone_is_no_group() -> None:
     p = np.full(16, 0.01)
     p[0] = 0.5
     assert np.all(board_colour_evidence([lab], p, np.ones(16, bool)) == 0.0)
+
+
+def test_known_pieces_anchor_the_groups_where_the_reader_is_fooled_by_a_lamp() -> None:
+    """Under a warm lamp the reader takes every dark piece for a light one (P(dark) 0.15):
+    the soft groups have no dark member, but the record knows which pieces are dark."""
+    dark = [True, False, True, False, True, False, True]
+    lab = board(dark, seed=5)
+    p = np.where(dark, 0.15, 0.05)  # piece 0 is the new one, the others are recorded
+    ok = np.ones(len(dark), bool)
+    assert board_colour_evidence([lab], p, ok)[0] == 0.0  # no dark group to compare with
+    known = np.where(dark, 1.0, 0.0)
+    known[0] = np.nan
+    ev = board_colour_evidence([lab], p, ok, known_dark=known)
+    assert ev[0] > 3.0
+    # The known pieces are confirmed in their own groups.
+    assert all((e > 0) == d for e, d in zip(ev[1:], dark[1:], strict=True))
+
+
+def test_without_known_pieces_the_evidence_is_as_before() -> None:
+    lab = board(DARKS, seed=6)
+    p = np.array([0.3] + [0.9 if d else 0.1 for d in DARKS[1:]])
+    ok = np.ones(len(DARKS), bool)
+    before = board_colour_evidence([lab, lab], p, ok)
+    np.testing.assert_array_equal(
+        board_colour_evidence([lab, lab], p, ok, known_dark=np.full(len(DARKS), np.nan)), before)
+    # A known piece that takes no part (hidden, empty) anchors nothing either.
+    known = np.full(len(DARKS), np.nan)
+    known[1] = 0.0
+    hidden = ok.copy()
+    hidden[1] = False
+    np.testing.assert_array_equal(
+        board_colour_evidence([lab], p, hidden, known_dark=known),
+        board_colour_evidence([lab], p, hidden))
+
+
+def test_a_piece_recorded_in_the_wrong_group_does_not_anchor_it() -> None:
+    """Piece 1 is light and read light, but recorded dark: the others' groups place it
+    clearly among the light ones, so it counts as read, not as recorded."""
+    dark = [True, False, True, False, True, False, True, False, True]
+    lab = board(dark, seed=8)
+    p = np.where(dark, 0.95, 0.05)
+    p[0] = 0.3  # the new piece, dark, read doubtfully
+    ok = np.ones(len(dark), bool)
+    known = np.where(dark, 1.0, 0.0)
+    known[0] = np.nan
+    wrong = known.copy()
+    wrong[1] = 1.0
+    as_read = known.copy()
+    as_read[1] = np.nan
+    np.testing.assert_allclose(board_colour_evidence([lab], p, ok, known_dark=wrong),
+                               board_colour_evidence([lab], p, ok, known_dark=as_read))
+    # Trusted, the wrong anchor would have pulled the dark group towards the light colour.
+    trusting = BoardColourConfig(anchor_doubt=1e9, max_evidence=1e6)
+    assert (board_colour_evidence([lab], p, ok, trusting, known_dark=wrong)[0]
+            < board_colour_evidence([lab], p, ok, trusting, known_dark=as_read)[0] - 0.5)
+
+
+def test_anchors_are_not_kept_off_zero_and_one() -> None:
+    """``group_evidence``'s anchored pieces count wholly in their group: the piece-by-piece
+    definition with the floor lifted for them."""
+    rng = np.random.default_rng(11)
+    cfg = BoardColourConfig(max_evidence=1e6)
+    dark = list(rng.random(9) < 0.5)
+    dark[1], dark[2] = True, False
+    x = colour_coordinates(board(dark, seed=12, noise=3.0))
+    p = np.where(dark, 1.0, 0.0)
+    ok = np.ones(9, bool)
+    anchored = np.ones(9, bool)
+    # With every piece at exactly 0 or 1 and anchored, the floor plays no part: the means
+    # are plain group means, which a floor of (almost) nothing reproduces.
+    tiny = BoardColourConfig(prior_floor=1e-12, max_evidence=1e6)
+    np.testing.assert_allclose(group_evidence(x, p, ok, cfg, anchored),
+                               reference_evidence(x, p, ok, tiny), atol=1e-6)
+    assert not np.allclose(group_evidence(x, p, ok, cfg), group_evidence(x, p, ok, cfg, anchored))
+
+
+def test_fused_odds_with_known_pieces_take_the_record_weight() -> None:
+    dark = [True, False, True, False, True, False, True]
+    lab = board(dark, seed=9)
+    n = len(dark)
+    odds: list[dict[str, float | None]] = [{"color": 0.15 if d else 0.05} for d in dark]
+    known: list[float | None] = [None] + [1.0 if d else 0.0 for d in dark[1:]]
+    cfg = BoardColourConfig(weight=0.25, record_weight=0.5)  # the defaults
+    soft = with_board_colours(odds, [0.9] * n, [1.0] * n, [lab], cfg)
+    assert soft[0]["color"] == 0.15
+    anchored = with_board_colours(odds, [0.9] * n, [1.0] * n, [lab], cfg, known)
+    ev = board_colour_evidence([lab], np.array([o["color"] for o in odds]), np.ones(n, bool),
+                               cfg, np.array([np.nan if k is None else k for k in known]))
+    logit = np.log(0.15 / 0.85) + 0.5 * ev[0]
+    assert anchored[0]["color"] == pytest.approx(1.0 / (1.0 + np.exp(-logit)))
+    assert anchored[0]["color"] > 0.5
+    # Nothing known: the reading alone, at the usual weight.
+    none = with_board_colours(odds, [0.9] * n, [1.0] * n, [lab], cfg, [None] * n)
+    assert none == soft

@@ -293,3 +293,61 @@ def test_a_delayed_quarto_corrected_away_by_hand_is_never_announced(tmp_path):
     scene.run(3.0)
     assert "correction" in types(scene.events) and "quarto" not in types(scene.events)
     scene.session.close(scene.t)
+
+
+def lamp_lit_reader(image, view, known):
+    """The fake reader, with a fused reader's colour step: under a warm lamp (the background
+    brighter than 90) every dark piece's own reading says light (P(dark) 0.15), while its
+    measured colour (top and side) is still the dark material's, as on the other dark pieces."""
+    from vision.learn.config import BoardColourConfig
+    from vision.learn.fuse import with_board_colours
+
+    found = {c: p for c in ALL_CELLS if (p := fake_reader(image, view).reading(c).piece)}
+    lamp = int(image[0, 0, 0]) > 90
+    dark = {c: p.value("color") == "dark" for c, p in found.items()}
+    base = readings_from_pieces(found, odds={c: {"color": 0.15} for c in found
+                                             if lamp and dark[c]})
+    odds = [dict(r.attribute_probability) if r.piece else {"color": None} for r in base.cells]
+    rng = np.random.default_rng(0)
+    lab = np.array([([45.0, 22.0, 34.0] if dark.get(c) else [78.0, 4.0, 30.0])
+                    for c in ALL_CELLS]) + rng.normal(0, 1.5, (16, 3))
+    known_dark = [None if (p := known.get(c)) is None else float(p.value("color") == "dark")
+                  for c in ALL_CELLS]
+    fused = with_board_colours(odds, [r.occupied_probability for r in base.cells], [1.0] * 16,
+                               [lab, lab], BoardColourConfig(), known_dark)
+    return readings_from_pieces(found, odds={c: fused[c.index] for c in found}, board_view=view)
+
+
+@pytest.mark.parametrize("reads_record", [True, False])
+def test_a_piece_placed_under_a_lamp_is_judged_against_the_recorded_pieces(tmp_path,
+                                                                           reads_record):
+    """A lamp switched on mid-game makes every dark piece read light. The recorded pieces
+    (their colours settled before the lamp) show what the dark material looks like now, so
+    the new dark piece is recorded dark; a reader not told the record has no dark group
+    left to compare with, and records it light."""
+    if reads_record:
+        reader = lamp_lit_reader
+    else:
+        def reader(image, view):
+            return lamp_lit_reader(image, view, {})
+    scene = Scene(WatchSession(lambda frame, t: VIEW, reader, log_dir=tmp_path,
+                               reads_record=reads_record))
+    scene.run(1.0)
+    for name, sym in [("a1", "DRSS"), ("b2", "LSSS"), ("c3", "DSTH"), ("a4", "LRTS")]:
+        scene.place(name, sym)
+    scene.run(2.0, gain=20)  # the lamp
+    x, y = CENTERS[Cell.from_name("d2").index]
+    for k in range(6):
+        scene.run(0.1, hand=(x + 5 * k, y + 20), gain=20)
+    scene.pieces[Cell.from_name("d2")] = Piece.from_symbol("DRTH")
+    for k in range(6):
+        scene.run(0.1, hand=(x + 5 * k, y + 40 + 60 * k), gain=20)
+    scene.run(1.5, gain=20)
+    scene.session.close(scene.t)
+    moves = [e for e in scene.events if e["type"] == "move"]
+    assert [m["name"] for m in moves] == ["a1", "b2", "c3", "a4", "d2"]
+    assert [m["piece"]["color"] for m in moves[:4]] == ["dark", "light", "dark", "light"]
+    assert moves[-1]["piece"]["color"] == ("dark" if reads_record else "light")
+    # The pieces read surely before the lamp are the ones the reader is told.
+    assert {Cell.from_name(m["name"]) for m in moves[:4]} <= set(
+        scene.session.tracker.settled_pieces)

@@ -12,6 +12,13 @@ rest), and asks how much better the dark material than the light one explains th
 measured colour. Each measured part of a piece (its top face, its near side) is a separate
 measurement; their evidence adds up. The result is a log-likelihood ratio to add to the
 reader's log-odds of dark.
+
+Where the colours of some pieces are already known (in ``watch``, the pieces of the game
+record, read over many frames and held to the 16-distinct-pieces rule), they anchor the
+groups: such a piece counts wholly in its recorded group, whatever this frame's reader says
+of it. A lamp switched on changes every piece's colour together, and the groups are measured
+in the same frame, so they stay valid under any light. An anchor that the other pieces' groups
+clearly contradict (a piece recorded wrongly) is not trusted and counts as read.
 """
 
 from __future__ import annotations
@@ -50,7 +57,8 @@ def colour_coordinates(lab: FloatArray) -> FloatArray:
 
 
 def group_evidence(
-    x: FloatArray, p_dark: FloatArray, usable: BoolArray, config: BoardColourConfig
+    x: FloatArray, p_dark: FloatArray, usable: BoolArray, config: BoardColourConfig,
+    anchored: BoolArray | None = None,
 ) -> FloatArray:
     """Log-likelihood ratio (dark vs light) of each piece's colour given the two groups the
     other usable pieces form.
@@ -61,6 +69,8 @@ def group_evidence(
     p_dark : (N,) the reader's P(dark) of each piece.
     usable : (N,) pieces that take part.
     config : model knobs.
+    anchored : (N,) pieces whose ``p_dark`` is known (0 or 1), not read: their weights are
+        not kept off 0 and 1 (default: none).
 
     Returns
     -------
@@ -85,6 +95,8 @@ def group_evidence(
     ok = np.asarray(usable, bool) & np.all(np.isfinite(x), axis=1)
     p = np.clip(np.nan_to_num(np.asarray(p_dark, np.float64), nan=0.5), 0.0, 1.0)
     floored = np.clip(p, config.prior_floor, 1.0 - config.prior_floor)
+    if anchored is not None:
+        floored = np.where(np.asarray(anchored, bool), p, floored)
     xs = np.where(ok[:, None], x, 0.0)
     sq = (xs ** 2).sum(axis=1)
 
@@ -124,6 +136,7 @@ def board_colour_evidence(
     p_dark: FloatArray,
     usable: BoolArray,
     config: BoardColourConfig | None = None,
+    known_dark: FloatArray | None = None,
 ) -> FloatArray:
     """Log-likelihood ratio (dark vs light) that the other pieces' colours add to each cell.
 
@@ -134,6 +147,11 @@ def board_colour_evidence(
     p_dark : (N,) the reader's P(dark) of each piece (the soft group labels of the others).
     usable : (N,) pieces that take part (occupied and visible enough).
     config : model knobs.
+    known_dark : (N,) 1 for a piece known to be dark, 0 for one known to be light, NaN for
+        the rest (default: none known). A known piece counts in its group with weight 1
+        instead of its ``p_dark`` unless the groups the *other* pieces form contradict its
+        known colour by more than ``config.anchor_doubt`` (summed over the parts): a piece
+        recorded wrongly must not pull its group's colour.
 
     Returns
     -------
@@ -151,7 +169,28 @@ def board_colour_evidence(
     if len(ok) != len(p) or any(len(np.asarray(a)) != len(p) for a in parts):
         raise ValueError(f"parts, p_dark and usable must have one length, got "
                          f"{[len(np.asarray(a)) for a in parts]}, {len(p)}, {len(ok)}")
-    total = np.zeros(len(p))
-    for lab in parts:
-        total += group_evidence(colour_coordinates(lab), p, ok, cfg)
-    return total
+    coords = [colour_coordinates(lab) for lab in parts]
+
+    def evidence(p_groups: FloatArray, anchored: BoolArray | None) -> FloatArray:
+        total = np.zeros(len(p))
+        for x in coords:
+            total += group_evidence(x, p_groups, ok, cfg, anchored)
+        return total
+
+    if known_dark is None:
+        return evidence(p, None)
+    known = np.asarray(known_dark, np.float64)
+    if len(known) != len(p):
+        raise ValueError(f"known_dark must have the length of p_dark, got {len(known)}, {len(p)}")
+    anchored = np.isfinite(known) & ok
+    if not anchored.any():
+        return evidence(p, None)
+    p_known = np.where(anchored, np.clip(np.nan_to_num(known), 0.0, 1.0), p)
+    # Each anchor judged by the groups the others form (itself left out, as always): one the
+    # board clearly places in the other group is not trusted, and counts as read.
+    check = evidence(p_known, anchored)
+    sign = np.where(p_known >= 0.5, 1.0, -1.0)
+    trusted = anchored & (sign * check >= -cfg.anchor_doubt)
+    if np.array_equal(trusted, anchored):
+        return check
+    return evidence(np.where(trusted, p_known, p), trusted)

@@ -106,8 +106,24 @@ class BoardColourConfig:
     #: The evidence of each part is clipped to +- this many log-odds units: one measurement
     #: far from both groups (glare, a hand) must not outweigh the network's own reading.
     max_evidence: float = 6.0
+    #: A piece whose colour is known (the game record in ``watch``) anchors its group unless
+    #: the groups the other pieces form place it in the other one by more than this many
+    #: log-odds units (summed over its parts): about 50 to 1, well past the frame-to-frame
+    #: noise of a piece read right, so only a piece recorded wrongly is left out.
+    anchor_doubt: float = 4.0
+    #: The weight used instead of ``weight`` when known pieces anchor the groups (``watch``:
+    #: the game record). Anchored groups are not made of the reader's own guesses, so a
+    #: piece the reader misreads with the whole board (a warm lamp on dark wood) is judged
+    #: against what the two materials look like now. On fresh games 1024000-1024020, 0.25
+    #: and 0.5 both made 1024017 exact (its last dark piece had read light), 0.5 announcing
+    #: its line 0.47 s after the hand, 0.25 after 1.07 s; nothing else changed. Session 19's
+    #: 0.5 for the soft groups cost a false alarm on fresh games.
+    record_weight: float = 0.5
 
     def __post_init__(self) -> None:
+        if self.anchor_doubt < 0 or self.record_weight < 0:
+            raise ValueError(f"anchor_doubt and record_weight must be >= 0, got "
+                             f"{self.anchor_doubt!r}, {self.record_weight!r}")
         if self.weight < 0 or self.colour_spread <= 0 or self.prior_pieces <= 0:
             raise ValueError("weight must be >= 0 and colour_spread, prior_pieces positive, got "
                              f"{self.weight!r}, {self.colour_spread!r}, {self.prior_pieces!r}")

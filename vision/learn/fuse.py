@@ -16,6 +16,7 @@ the colours of all the pieces on the board say about each one's light/dark
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -32,7 +33,8 @@ from vision.read.decode import decode_pieces
 from vision.read.exposure import ExposureConfig, normalise_exposure
 from vision.read.observation import CellReading, Observation
 from vision.read.reader import CellFeatures
-from vision.rules.pieces import ATTRIBUTES
+from vision.rules.board import Cell
+from vision.rules.pieces import ATTRIBUTES, Piece
 
 if TYPE_CHECKING:
     from vision.learn.reader import PlaneMemory
@@ -140,20 +142,29 @@ def _decoded(
 def with_board_colours(
     odds: list[dict[str, float | None]], occ: list[float], visible: list[float],
     parts: list[NDArray[np.float64]], config: BoardColourConfig,
+    known_dark: list[float | None] | None = None,
 ) -> list[dict[str, float | None]]:
     """``odds`` with the board's colour evidence (``vision.learn.board_colours``) added to
-    every known P(dark); unknown colours stay unknown."""
-    if config.weight == 0:
+    every known P(dark); unknown colours stay unknown.
+
+    ``known_dark`` gives, per cell, 1 for a piece known to be dark, 0 for a light one, None
+    where nothing is known (``watch``: the game record): known pieces anchor the two groups
+    (see ``board_colour_evidence``). When any piece is known, the evidence is added with
+    ``config.record_weight`` instead of ``config.weight``."""
+    known = None if known_dark is None or all(k is None for k in known_dark) else np.array(
+        [np.nan if k is None else float(k) for k in known_dark])
+    weight = config.weight if known is None else config.record_weight
+    if weight == 0:
         return odds
     p_dark = np.array([0.5 if o["color"] is None else float(o["color"]) for o in odds])
     usable = np.array([o["color"] is not None and p >= 0.5 and v >= config.min_visible
                        for o, p, v in zip(odds, occ, visible, strict=True)])
-    evidence = board_colour_evidence(parts, p_dark, usable, config)
+    evidence = board_colour_evidence(parts, p_dark, usable, config, known)
     out = []
     for o, e in zip(odds, evidence, strict=True):
         cell = dict(o)
         if cell["color"] is not None and e != 0.0:
-            cell["color"] = _sigmoid(_logit(float(cell["color"])) + config.weight * float(e))
+            cell["color"] = _sigmoid(_logit(float(cell["color"])) + weight * float(e))
         out.append(cell)
     return out
 
@@ -169,6 +180,7 @@ def read_cells_fused(
     exposure: ExposureConfig | None = None,
     calibration: OddsCalibration | None = None,
     planes: PlaneMemory | None = None,
+    known: Mapping[Cell, Piece] | None = None,
 ) -> Observation:
     """Read a board with both the hand-crafted and the learned reader (the reader ``analyze``
     and ``watch`` use).
@@ -191,6 +203,9 @@ def read_cells_fused(
         (``vision.learn.odds_calibration``; default: the packaged fit,
         ``OddsCalibration.identity()`` switches it off).
     planes : the learned reader's plane-scale memory (``vision.learn.reader.PlaneMemory``).
+    known : pieces whose colour is known, by cell (``watch``: the game record's settled
+        pieces); they anchor the board's two colour groups (``with_board_colours``). None or
+        empty: the groups are formed by the readings alone (``analyze``).
 
     Returns
     -------
@@ -218,7 +233,10 @@ def read_cells_fused(
     visible = [min(a.visible_fraction, b.visible_fraction)
                for a, b in zip(hand.cells, learned.cells, strict=True)]
     cfg = colours or BoardColourConfig()
-    odds = with_board_colours(odds, occ, visible, measured_colours(feats, cfg), cfg)
+    known_dark = None if not known else [
+        None if (piece := known.get(r.cell)) is None else float(piece.value("color") == "dark")
+        for r in hand.cells]
+    odds = with_board_colours(odds, occ, visible, measured_colours(feats, cfg), cfg, known_dark)
     odds = (calibration or _DEFAULT_CALIBRATION).apply(odds, visible)
     return _decoded(hand, learned, occ, odds)
 

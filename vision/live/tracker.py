@@ -139,6 +139,15 @@ class StateTracker:
         settle decides the turn's move (what ``update``'s ``change`` is for)."""
         return self._hand_since_settle and self.game is not None and not self.game.over
 
+    @property
+    def settled_pieces(self) -> dict[Cell, Piece]:
+        """The record's pieces that were read when committed or set by hand (not a guess from
+        no reading, a hidden arrival): what the reader may take as known."""
+        if self.game is None:
+            return {}
+        doubtful = self._hidden_guess - self._by_hand
+        return {cell: piece for cell, piece in self.game.board.items() if cell not in doubtful}
+
     def update(self, observation: Observation, now: float, *, busy: bool = False,
                change: Mapping[Cell, float] | None = None) -> list[Event]:
         """Advance to source time ``now`` with this frame's reading.
