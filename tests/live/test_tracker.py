@@ -956,18 +956,16 @@ def test_an_echo_released_for_a_hand_whose_piece_shows_late_is_held_again():
     assert moves[0]["piece"]["color"] == "light"
 
 
-@pytest.mark.parametrize("hold", [True, False])
-def test_a_cell_set_aside_before_the_hand_is_not_its_piece_beside_a_new_one(hold):
-    # Fresh game 1024008, move 11: a tall piece cast a phantom on the cell in front of it,
-    # read 0.8-0.9 occupied and set aside (doubtful) for three turns. When the next hand put
-    # its piece on a far cell, the phantom read 0.95 in the same settle; it cannot see the
-    # new piece, so it was no echo, and was taken as a second move. One hand brings one
-    # piece: the cell that was empty before it. (Two turns without a settle leave two cells
-    # that were empty before them: test_two_turns_without_a_settle_between_them_are_both_taken.)
+def test_a_cell_set_aside_before_the_hand_is_taken_beside_a_new_one():
+    # A cell read 0.8-0.9 occupied and set aside (doubtful) for three turns, then reading
+    # 0.95 in the settle where the next hand's piece shows on a far cell, is taken too: it
+    # cannot be told from an earlier turn's piece that showed late (game 1023017, where
+    # holding it back, session 25's hold_standing_when_steady in 92fbc4f, lost a real move),
+    # though in game 1024008 it was a phantom in front of a tall piece.
     from vision.live.arrivals import can_echo
 
     view = _view()
-    config = TrackerConfig(hold_standing_when_steady=hold)
+    config = TrackerConfig()
     feed = Feed(StateTracker(config=config))
     c2 = Cell.from_name("c2")
     front = _behind(view, c2, sign=-1.0)
@@ -991,10 +989,7 @@ def test_a_cell_set_aside_before_the_hand_is_not_its_piece_beside_a_new_one(hold
     phantom[front] = 0.95  # ... and the phantom now reads as surely
     events = feed.frames(2.0, obs=scene())
     taken = [e["name"] for e in events if e["type"] == "move"]
-    assert taken == ([far.name] if hold else [front.name, far.name])
-    if hold:
-        assert any(front.name in e.get("message", "") and "before the hand" in e["message"]
-                   for e in events)
+    assert taken == [front.name, far.name]
 
 
 @pytest.mark.parametrize("case", ["elsewhere", "on the echo", "knob off"])

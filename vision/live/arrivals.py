@@ -29,9 +29,6 @@ of a real scene are not placements:
   when the image changed over the turn on another free cell alone (``change``, see
   :mod:`vision.live.change`): the hand's piece went there, unread, and the tracker takes that
   cell if its reading rose (:attr:`ArrivalFilter.withheld`).
-- a cell *set aside before the hand* (doubtful, a flicker) that reads clearly in the settle
-  where a cell that was empty before the hand shows a piece is not that hand's piece: on a
-  steady view it is held back like an echo (``standing``).
 """
 
 from __future__ import annotations
@@ -133,12 +130,11 @@ class ArrivalFilter:
 
     def one_arrival(self, observation: Observation, cells: list[Cell], log_odds: LogOdds, *,
                     hand_since_settle: bool, view_steady: bool = False,
-                    standing: Container[Cell] = (), change: Mapping[Cell, float] | None = None
+                    change: Mapping[Cell, float] | None = None
                     ) -> tuple[list[Cell], list[Cell], Cell | None]:
         """Of the cells new in one settle, those to take as moves. ``view_steady``: the view
-        did not move since the last settle (one hand, one piece). ``standing``: cells that
-        read occupied on the last settled frame before the hand without waiting to be
-        committed (set aside then). ``change``: how well a piece on each free cell explains
+        did not move since the last settle (one hand, one piece). ``change``: how well a
+        piece on each free cell explains
         what changed in the image over the turn (:mod:`vision.live.change`; None: not
         measured).
 
@@ -181,19 +177,6 @@ class ArrivalFilter:
             return [cell], [], None
         if len(fresh) < 2:
             return fresh, [], None
-        before = [c for c in fresh if c in standing]
-        if (hand_since_settle and view_steady and self.config.hold_standing_when_steady
-                and before and len(before) < len(fresh)):
-            # One hand, one piece: the cell that was empty before it. A cell set aside
-            # before the hand that now reads clearly beside it is held back like an echo.
-            for cell in before:
-                self.held_back[cell] = log_odds(cell)
-            taken, echoes, arrival = self.one_arrival(
-                observation, cells, log_odds, hand_since_settle=hand_since_settle,
-                view_steady=view_steady)
-            if arrival is None:
-                arrival = max(taken, key=lambda c: observation.reading(c).occupied_probability)
-            return taken, before + echoes, arrival
         steady = view_steady and self.config.hold_co_arrivals_when_steady
         arrival = max(fresh, key=lambda c: (
             steady and not self._explained(observation, c, fresh, log_odds),

@@ -102,8 +102,6 @@ class StateTracker:
         self._hand_since_settle = True  # a hand (busy frames) since the last settled frame
         #: each cell's occupied probability on the last settled frame
         self._settled_occ: dict[Cell, float] = {}
-        #: the cells read occupied on the last settled frame
-        self._settled_cells: set[Cell] = set()
         self._change: Mapping[Cell, float] | None = None  # this frame's change scores
         #: cells recorded by a hidden arrival: their piece is a guess from no reading
         self._hidden_guess: set[Cell] = set()
@@ -356,8 +354,6 @@ class StateTracker:
         assert self._pattern is not None
         occupied = {cell for cell, occ in zip(ALL_CELLS, self._pattern, strict=True) if occ}
         events: list[Event] = []
-        if self.game is None or self.game.over or not occupied:
-            self._settled_cells = occupied  # (a game starts or ends here)
         if self.game is None or self.game.over:
             if occupied and (self.game is not None or not self.adopt_on_start):
                 return events  # after a game: the next one starts on an empty board
@@ -405,34 +401,20 @@ class StateTracker:
         new_cells = self._arrivals.likely(observation, sorted(occupied - recorded - self._refused),
                                           hand_since_settle=self._hand_since_settle,
                                           pending=self._first_seen)
-        # set aside on the last settled frame (not pending), when a hand came since
-        standing = (self._settled_cells - recorded - self._first_seen.keys()
-                    if self._hand_since_settle else set())
         new_cells, echoes, arrival = self._arrivals.one_arrival(
             observation, new_cells, self._log_odds, hand_since_settle=self._hand_since_settle,
-            view_steady=not self._view_moved, standing=standing, change=self._change)
+            view_steady=not self._view_moved, change=self._change)
         if echoes and arrival is not None:
             for cell in echoes:
                 self._first_seen.pop(cell, None)
                 self._weak_since.pop(cell, None)
-            before = [c for c in echoes if c in standing]
-            if before:
-                names = ", ".join(c.name for c in before)
-                events += self._warn_once(
-                    "held:" + names,
-                    now,
-                    f"{names} read occupied before the hand too and was not taken then; not "
-                    f"taken as a move now either (one piece arrives per turn: {arrival.name})",
-                )
-            others = [c for c in echoes if c not in before]
-            if others:
-                names = ", ".join(c.name for c in others)
-                events += self._warn_once(
-                    "held:" + names,
-                    now,
-                    f"{names} looked occupied together with {arrival.name}; not taken as a "
-                    "move (one piece arrives per turn: a neighbour cell seeing the new piece)",
-                )
+            names = ", ".join(c.name for c in echoes)
+            events += self._warn_once(
+                "held:" + names,
+                now,
+                f"{names} looked occupied together with {arrival.name}; not taken as a move "
+                "(one piece arrives per turn: a neighbour cell seeing the new piece)",
+            )
         if (not new_cells and not echoes and not self._first_seen and self._refused
                 and self._hand_since_settle):
             # A hand came and went and nothing else shows the turn's piece: it went on a
@@ -472,7 +454,6 @@ class StateTracker:
         self._hand_since_settle = False
         self._view_moved = False
         self._settled_occ = {r.cell: r.occupied_probability for r in observation.cells}
-        self._settled_cells = occupied
         events += self._recheck(observation, occupied & recorded, now)
         return events
 

@@ -64,17 +64,6 @@ class TrackerConfig:
     echo_cell_radius_pitch: float = 0.45
     echo_piece_height_m: float = 0.09
     echo_piece_radius_m: float = 0.022
-    #: On a steady view, a cell that already read occupied on the last settled frame
-    #: before the hand, and was set aside then (doubtful, a flicker), is not the hand's
-    #: piece when a cell that was empty then shows one: it is held back like an echo. One
-    #: hand brings one piece, the one that was not there before it; two turns without a
-    #: settle leave two cells that were empty before them. (Fresh game 1024008: a phantom in
-    #: front of a tall piece, set aside for 9 s at 0.8-0.9 occupied, read 0.95 when the
-    #: next hand's piece came and was taken as a second move.) Off by default: in game
-    #: 1023017 the cell so held was a real piece, an earlier turn's that had been set aside
-    #: (doubtful) when it came, and it was lost for good instead of taken one turn late; a
-    #: lost move is the worse error (session 25, design.md).
-    hold_standing_when_steady: bool = False
     #: A held-back cell is taken as a move after a hand that brought nothing else only when
     #: its reading differs from the held one in at least this many attributes (a piece put
     #: there reads otherwise, a nudge or a hover leaves a phantom as it was). At 1 a nudge no
