@@ -76,7 +76,7 @@ def _oracle_session(truth: dict, config=None):
         clock["t"] = t
         return tracker.update(frame, t)
 
-    def reader(image, view):
+    def reader(image, view, known):
         t = clock["t"]
         segment = [s for s in truth["segments"] if s["t_start"] <= t][-1]
         theirs = np.array([c["center_px"] for c in segment["cells"]], float)

@@ -41,7 +41,7 @@ def draw(pieces, *, hand=None, gain=0):
     return img
 
 
-def fake_reader(image, view):
+def fake_reader(image, view, known=None):
     found = {}
     for cell in ALL_CELLS:
         x, y = view.cell_centers_px()[cell.index]
@@ -328,10 +328,9 @@ def test_a_piece_placed_under_a_lamp_is_judged_against_the_recorded_pieces(tmp_p
     if reads_record:
         reader = lamp_lit_reader
     else:
-        def reader(image, view):
+        def reader(image, view, known):
             return lamp_lit_reader(image, view, {})
-    scene = Scene(WatchSession(lambda frame, t: VIEW, reader, log_dir=tmp_path,
-                               reads_record=reads_record))
+    scene = Scene(WatchSession(lambda frame, t: VIEW, reader, log_dir=tmp_path))
     scene.run(1.0)
     for name, sym in [("a1", "DRSS"), ("b2", "LSSS"), ("c3", "DSTH"), ("a4", "LRTS")]:
         scene.place(name, sym)

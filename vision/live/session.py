@@ -14,7 +14,6 @@ import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import cast
 
 import cv2
 import numpy as np
@@ -37,9 +36,9 @@ from vision.rules.pieces import Piece
 logger = logging.getLogger(__name__)
 
 Locator = Callable[[NDArray[np.uint8], float], object]  # (frame, t) -> BoardView | BoardNotFound
-Reader = Callable[[NDArray[np.uint8], BoardView], Observation]
-#: A reader also told the pieces the game record holds surely, by cell (``reads_record``).
-RecordReader = Callable[[NDArray[np.uint8], BoardView, Mapping[Cell, Piece]], Observation]
+#: (frame, view, known) -> Observation; ``known``: the pieces the game record holds surely,
+#: by cell (``StateTracker.settled_pieces``), which a reader may use or ignore.
+Reader = Callable[[NDArray[np.uint8], BoardView, Mapping[Cell, Piece]], Observation]
 
 
 @dataclass(frozen=True)
@@ -102,10 +101,9 @@ class WatchSession:
     Parameters
     ----------
     locator : per-frame board tracking, ``(frame, t) -> BoardView | BoardNotFound``.
-    reader : ``(frame, view) -> Observation``; with ``reads_record``,
-        ``(frame, view, known) -> Observation``, ``known`` the pieces the game record holds
-        surely (``StateTracker.settled_pieces``): the fused reader judges a new piece's colour
-        against what the recorded pieces' two materials look like in this very frame.
+    reader : ``(frame, view, known) -> Observation``, ``known`` the pieces the game record
+        holds surely (``StateTracker.settled_pieces``): the fused reader judges a new piece's
+        colour against what the recorded pieces' two materials look like in this very frame.
     log_dir : where game records and key frames go (None: no record).
     rules, policy, config : the rules in force, the alert policy, the knobs.
     sink : called with every event as it is raised (``--events``, terminal, alerts).
@@ -115,7 +113,7 @@ class WatchSession:
     def __init__(
         self,
         locator: Locator,
-        reader: Reader | RecordReader,
+        reader: Reader,
         *,
         log_dir: Path | None,
         rules: Rules | None = None,
@@ -124,11 +122,9 @@ class WatchSession:
         sink: Callable[[Event], None] | None = None,
         source: str | None = None,
         resume: bool = True,
-        reads_record: bool = False,
     ) -> None:
         self.locator = locator
         self.reader = reader
-        self.reads_record = reads_record
         self.log_dir = log_dir
         self.rules = rules or Rules()
         self.config = config or SessionConfig()
@@ -202,19 +198,13 @@ class WatchSession:
             events = self.tracker.update(Observation.empty(), t, busy=True)
         else:
             if not self.tracker.settled or t - self._last_read >= self.config.reread_s:
-                self.observation = self._read(image, self.view)
+                self.observation = self.reader(image, self.view, self.tracker.settled_pieces)
                 self._last_read = t
                 read = True
             events = self.tracker.update(self.observation, t, change=self._change_scores())
             if self.tracker.settled:
                 self.gate.rebase()
         return FrameResult(self._output(events, t, image), self.view, self.observation, gate, read)
-
-    def _read(self, image: NDArray[np.uint8], view: BoardView) -> Observation:
-        if self.reads_record:
-            reader = cast(RecordReader, self.reader)
-            return reader(image, view, self.tracker.settled_pieces)
-        return cast(Reader, self.reader)(image, view)
 
     def _change_scores(self) -> dict[Cell, float] | None:
         """How well a piece on each free cell explains what changed since the settled scene,
@@ -318,7 +308,6 @@ def default_session(
         source=source,
         resume=resume,
         config=config,
-        reads_record=True,
     )
 
 
