@@ -1030,3 +1030,28 @@ def test_a_held_echo_is_not_released_when_the_image_changed_elsewhere_alone(case
     events = feed.frames(2.0, obs=scene(), change=change)
     taken = [e["name"] for e in events if e["type"] == "move"]
     assert taken == [hidden.name if case == "elsewhere" else echo_cell.name]
+
+
+@pytest.mark.parametrize("busy_s, phantom_taken", [(0.1, False), (0.5, True)])
+def test_a_busy_spell_too_brief_for_a_hand_brings_no_move(busy_s, phantom_taken):
+    # Fresh game 1025011: a lamp switched on moved every pixel for one frame (busy), and
+    # under the new light a cell behind two pieces read 0.54 occupied; taken as the turn's
+    # move, it was a phantom, and the real hand came 0.6 s later. No hand brings a piece and
+    # leaves in a tenth of a second: the cell is a flicker, and the next hand's piece is the
+    # move. A busy spell long enough for a hand still brings the cell in as a move.
+    feed = Feed()
+    feed.frames(1.0)
+    feed.place("a1", "LRSS")
+    c3, d4 = Cell.from_name("c3"), Cell.from_name("d4")
+    feed.frames(busy_s, busy=True)
+    lit = _with_occupancy(readings_from_pieces(feed.pieces, unknown={c3: ["top"]}), c3, 0.54)
+    events = feed.frames(2.0, obs=lit)
+    assert [e["name"] for e in events if e["type"] == "move"] == ([c3.name] if phantom_taken
+                                                                   else [])
+    if phantom_taken:
+        return
+    feed.frames(1.0, busy=True)
+    feed.pieces[d4] = Piece.from_symbol("DSTH")
+    after = _with_occupancy(readings_from_pieces(feed.pieces), c3, 0.3)
+    events = feed.frames(2.0, obs=after)
+    assert [(e["name"], e["index"]) for e in events if e["type"] == "move"] == [("d4", 2)]

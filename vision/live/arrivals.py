@@ -107,9 +107,13 @@ class ArrivalFilter:
         self.released = {c: v for c, v in self.released.items() if c in occupied}
 
     def likely(self, observation: Observation, cells: list[Cell], *, hand_since_settle: bool,
-               pending: Container[Cell]) -> list[Cell]:
+               pending: Container[Cell], brief_busy: bool = False) -> list[Cell]:
         """The newly occupied ``cells`` worth taking as moves: flickers and doubtful cells
-        left out. ``pending``: new pieces already waiting to be committed."""
+        left out. ``pending``: new pieces already waiting to be committed. ``brief_busy``:
+        busy frames came since the last settle, too briefly for a hand
+        (``TrackerConfig.min_hand_s``); a cell new since then is a flicker unless it reads
+        as surely as a flicker taken after a hand (a piece the last hand brought that
+        showed late)."""
         p = {cell: observation.reading(cell).occupied_probability for cell in cells}
         if not hand_since_settle:
             self.flicker |= {c for c in cells if c not in pending and c not in self.held_back}
@@ -117,7 +121,8 @@ class ArrivalFilter:
             c
             for c in cells
             if c not in self.flicker
-            or (hand_since_settle and p[c] >= self.config.flicker_piece_probability)
+            or ((hand_since_settle or brief_busy)
+                and p[c] >= self.config.flicker_piece_probability)
         ]
         self.flicker -= set(cells)
         clear = {c for c in cells if p[c] >= self.config.new_piece_probability}
