@@ -1055,3 +1055,36 @@ def test_a_busy_spell_too_brief_for_a_hand_brings_no_move(busy_s, phantom_taken)
     after = _with_occupancy(readings_from_pieces(feed.pieces), c3, 0.3)
     events = feed.frames(2.0, obs=after)
     assert [(e["name"], e["index"]) for e in events if e["type"] == "move"] == [("d4", 2)]
+
+
+@pytest.mark.parametrize("measured", [True, False])
+def test_the_arrival_is_where_the_image_changed_though_a_cell_in_front_reads_it(measured):
+    # Fresh game 1025003 (33 degrees): a short piece went behind a cell whose own footprint a
+    # tall piece in front hid. That front cell read the new piece above its footprint
+    # (0.94 occupied, the same piece but tall) and, since a cell in front cannot be an echo
+    # of a piece behind it, it was taken as the move, the real piece held as its echo and
+    # every later move shifted. The change over the turn matched the real cell best (0.82
+    # against 0.67): the new piece stands there, and the front cell, reading it, is held.
+    # Without the change measured, the cell no other new piece explains is the arrival, as
+    # before (fresh game 1002017).
+    from vision.live.arrivals import can_echo
+
+    view = _view()
+    front = Cell.from_name("b2")
+    back = _behind(view, front)
+    config = TrackerConfig()
+    assert can_echo(view, back, front, config) and not can_echo(view, front, back, config)
+    feed = Feed()
+    feed.frames(1.0, board_view=view)
+    feed.frames(1.0, busy=True)
+    feed.pieces[back] = Piece.from_symbol("LSSH")
+    seen = dict(feed.pieces)
+    seen[front] = Piece.from_symbol("LSTH")  # the front cell reads it, taller
+    obs = _with_occupancy(readings_from_pieces(seen, board_view=view), front, 0.94)
+    change = {back: 0.82, front: 0.67} if measured else None
+    events = feed.frames(2.0, obs=obs, change=change)
+    taken = [e["name"] for e in events if e["type"] == "move"]
+    assert taken == ([back.name] if measured else [front.name])
+    if measured:
+        assert any(front.name in e.get("message", "") and "not taken" in e.get("message", "")
+                   for e in events)
