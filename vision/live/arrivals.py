@@ -244,7 +244,8 @@ class ArrivalFilter:
         each is an echo when it can see part of a piece already taken (:func:`can_echo`),
         or stands in front of it and reads like it (``arrival_echo_differences``: its
         window shows the piece above its own footprint; fresh game 1025003), else a piece
-        of its own. A real second piece in front (a missed settle) reads as itself. Without a board view every other cell is an echo."""
+        of its own. A real second piece in front (a missed settle) reads as itself.
+        Without a board view every other cell is an echo."""
         view = observation.board_view
         if not isinstance(view, BoardView):
             return [c for c in fresh if c != arrival]
