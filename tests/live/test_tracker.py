@@ -1030,3 +1030,61 @@ def test_a_held_echo_is_not_released_when_the_image_changed_elsewhere_alone(case
     events = feed.frames(2.0, obs=scene(), change=change)
     taken = [e["name"] for e in events if e["type"] == "move"]
     assert taken == [hidden.name if case == "elsewhere" else echo_cell.name]
+
+
+@pytest.mark.parametrize("busy_s, phantom_taken", [(0.1, False), (0.5, True)])
+def test_a_busy_spell_too_brief_for_a_hand_brings_no_move(busy_s, phantom_taken):
+    # Fresh game 1025011: a lamp switched on moved every pixel for one frame (busy), and
+    # under the new light a cell behind two pieces read 0.54 occupied; taken as the turn's
+    # move, it was a phantom, and the real hand came 0.6 s later. No hand brings a piece and
+    # leaves in a tenth of a second: the cell is a flicker, and the next hand's piece is the
+    # move. A busy spell long enough for a hand still brings the cell in as a move.
+    feed = Feed()
+    feed.frames(1.0)
+    feed.place("a1", "LRSS")
+    c3, d4 = Cell.from_name("c3"), Cell.from_name("d4")
+    feed.frames(busy_s, busy=True)
+    lit = _with_occupancy(readings_from_pieces(feed.pieces, unknown={c3: ["top"]}), c3, 0.54)
+    events = feed.frames(2.0, obs=lit)
+    assert [e["name"] for e in events if e["type"] == "move"] == ([c3.name] if phantom_taken
+                                                                   else [])
+    if phantom_taken:
+        return
+    feed.frames(1.0, busy=True)
+    feed.pieces[d4] = Piece.from_symbol("DSTH")
+    after = _with_occupancy(readings_from_pieces(feed.pieces), c3, 0.3)
+    events = feed.frames(2.0, obs=after)
+    assert [(e["name"], e["index"]) for e in events if e["type"] == "move"] == [("d4", 2)]
+
+
+@pytest.mark.parametrize("measured", [True, False])
+def test_the_arrival_is_where_the_image_changed_though_a_cell_in_front_reads_it(measured):
+    # Fresh game 1025003 (33 degrees): a short piece went behind a cell whose own footprint a
+    # tall piece in front hid. That front cell read the new piece above its footprint
+    # (0.94 occupied, the same piece but tall) and, since a cell in front cannot be an echo
+    # of a piece behind it, it was taken as the move, the real piece held as its echo and
+    # every later move shifted. The change over the turn matched the real cell best (0.82
+    # against 0.67): the new piece stands there, and the front cell, reading it, is held.
+    # Without the change measured, the cell no other new piece explains is the arrival, as
+    # before (fresh game 1002017).
+    from vision.live.arrivals import can_echo
+
+    view = _view()
+    front = Cell.from_name("b2")
+    back = _behind(view, front)
+    config = TrackerConfig()
+    assert can_echo(view, back, front, config) and not can_echo(view, front, back, config)
+    feed = Feed()
+    feed.frames(1.0, board_view=view)
+    feed.frames(1.0, busy=True)
+    feed.pieces[back] = Piece.from_symbol("LSSH")
+    seen = dict(feed.pieces)
+    seen[front] = Piece.from_symbol("LSTH")  # the front cell reads it, taller
+    obs = _with_occupancy(readings_from_pieces(seen, board_view=view), front, 0.94)
+    change = {back: 0.82, front: 0.67} if measured else None
+    events = feed.frames(2.0, obs=obs, change=change)
+    taken = [e["name"] for e in events if e["type"] == "move"]
+    assert taken == ([back.name] if measured else [front.name])
+    if measured:
+        assert any(front.name in e.get("message", "") and "not taken" in e.get("message", "")
+                   for e in events)

@@ -12,11 +12,14 @@ of a real scene are not placements:
   placed in front of it, or below ``sure_piece_probability`` where another reads that
   surely (the new piece's shadow on a neighbour cell); it waits until seen empty or read
   clearly;
-- an *echo*: of cells new in one settle, the one read most surely occupied is the arrival.
+- an *echo*: of cells new in one settle, the one read most surely occupied is the arrival
+  (on a steady view, the one whose silhouette best matches what changed in the image over
+  the turn, when that was measured: :mod:`vision.live.change`).
   While the view stayed put since the last settle, a hand brought one piece, so every other
   new cell that can see part of it (:func:`can_echo`: its footprint meets the piece's image)
-  is an echo whatever it reads as (``hold_co_arrivals_when_steady``); a new cell that cannot
-  is a move of its own (two turns without a settle between them: a quick hand, a lamp
+  is an echo whatever it reads as (``hold_co_arrivals_when_steady``), and so is a cell in
+  front of it that reads like it (it sees the piece above its own footprint); a new cell
+  that cannot is a move of its own (two turns without a settle between them: a quick hand, a lamp
   switched on). After a camera bump several moves may have come unseen,
   and only a cell that reads as the same piece is an echo (``max_echo_differences``; the 16
   pieces are all different, so both cannot be right). An echo is held back until seen
@@ -107,9 +110,13 @@ class ArrivalFilter:
         self.released = {c: v for c, v in self.released.items() if c in occupied}
 
     def likely(self, observation: Observation, cells: list[Cell], *, hand_since_settle: bool,
-               pending: Container[Cell]) -> list[Cell]:
+               pending: Container[Cell], brief_busy: bool = False) -> list[Cell]:
         """The newly occupied ``cells`` worth taking as moves: flickers and doubtful cells
-        left out. ``pending``: new pieces already waiting to be committed."""
+        left out. ``pending``: new pieces already waiting to be committed. ``brief_busy``:
+        busy frames came since the last settle, too briefly for a hand
+        (``TrackerConfig.min_hand_s``); a cell new since then is a flicker unless it reads
+        as surely as a flicker taken after a hand (a piece the last hand brought that
+        showed late)."""
         p = {cell: observation.reading(cell).occupied_probability for cell in cells}
         if not hand_since_settle:
             self.flicker |= {c for c in cells if c not in pending and c not in self.held_back}
@@ -117,7 +124,8 @@ class ArrivalFilter:
             c
             for c in cells
             if c not in self.flicker
-            or (hand_since_settle and p[c] >= self.config.flicker_piece_probability)
+            or ((hand_since_settle or brief_busy)
+                and p[c] >= self.config.flicker_piece_probability)
         ]
         self.flicker -= set(cells)
         clear = {c for c in cells if p[c] >= self.config.new_piece_probability}
@@ -181,9 +189,17 @@ class ArrivalFilter:
         arrival = max(fresh, key=lambda c: (
             steady and not self._explained(observation, c, fresh, log_odds),
             observation.reading(c).occupied_probability))
+        if steady and change:
+            # What changed over the turn is the new piece (and its shadow): of the new cells,
+            # the one whose silhouette matches it best is where it stands; a cell that reads
+            # it from in front or from behind shares only part of it.
+            shown = [c for c in fresh if change.get(c, 0.0) >= self.config.change_arrival_min]
+            if shown:
+                arrival = max(shown, key=lambda c: (change[c],
+                                                    observation.reading(c).occupied_probability))
         read = log_odds(arrival)
         if steady:
-            echoes = self._steady_echoes(observation, fresh, arrival)
+            echoes = self._steady_echoes(observation, fresh, arrival, log_odds)
         else:
             echoes = [c for c in fresh if c != arrival
                       and differences(log_odds(c), read) <= self.config.max_echo_differences]
@@ -223,10 +239,13 @@ class ArrivalFilter:
                    for other in fresh if other != cell)
 
     def _steady_echoes(self, observation: Observation, fresh: list[Cell],
-                       arrival: Cell) -> list[Cell]:
+                       arrival: Cell, log_odds: LogOdds) -> list[Cell]:
         """Cells new in a settle that can be echoes of a piece taken in it: surest first,
         each is an echo when it can see part of a piece already taken (:func:`can_echo`),
-        else a piece of its own. Without a board view every other cell is an echo."""
+        or stands in front of it and reads like it (``arrival_echo_differences``: its
+        window shows the piece above its own footprint; fresh game 1025003), else a piece
+        of its own. A real second piece in front (a missed settle) reads as itself.
+        Without a board view every other cell is an echo."""
         view = observation.board_view
         if not isinstance(view, BoardView):
             return [c for c in fresh if c != arrival]
@@ -235,7 +254,11 @@ class ArrivalFilter:
         for cell in sorted(fresh, key=lambda c: -observation.reading(c).occupied_probability):
             if cell == arrival:
                 continue
-            if any(can_echo(view, cell, t, self.config) for t in taken):
+            if any(can_echo(view, cell, t, self.config)
+                   or (can_echo(view, t, cell, self.config)
+                       and differences(log_odds(cell), log_odds(t))
+                       <= self.config.arrival_echo_differences)
+                   for t in taken):
                 echoes.append(cell)
             else:
                 taken.append(cell)

@@ -100,6 +100,10 @@ class StateTracker:
         #: how each recorded cell's piece was recorded (readings, time, readings since)
         self._recordings: dict[Cell, _Recording] = {}
         self._hand_since_settle = True  # a hand (busy frames) since the last settled frame
+        #: the first busy frame since the last settled frame, and whether a hand had come
+        #: before it; a busy spell shorter than ``min_hand_s`` is no hand
+        self._busy_from: tuple[float, bool] | None = None
+        self._in_busy = False
         #: each cell's occupied probability on the last settled frame
         self._settled_occ: dict[Cell, float] = {}
         self._change: Mapping[Cell, float] | None = None  # this frame's change scores
@@ -157,10 +161,21 @@ class StateTracker:
         """
         self._last_t = float(now)
         if busy or not observation:
+            if self._busy_from is None:
+                self._busy_from = (float(now), self._hand_since_settle)
+            self._in_busy = True
             self._hand_since_settle = True
             self._change = None
             self._reset_window()
             return []
+        if self._in_busy:
+            self._in_busy = False
+            assert self._busy_from is not None
+            start, hand_before = self._busy_from
+            if not hand_before and now - start < self.config.min_hand_s:
+                # Too brief for a hand to bring a piece and leave: a lamp switched on (every
+                # pixel moves for a frame), or the board lost for a frame.
+                self._hand_since_settle = False
         self._change = change
         pattern = self._occupancy_pattern(observation)
         if pattern != self._pattern:
@@ -398,9 +413,11 @@ class StateTracker:
         for cell in [c for c in self._history if c not in occupied | recorded]:
             del self._history[cell]  # seen empty: its readings belong to no piece
         self._refused &= occupied  # seen empty: a piece put there later is a move
+        # Busy frames came but too briefly for a hand (``min_hand_s``): a lamp, a flick.
+        brief = self._busy_from is not None and not self._hand_since_settle
         new_cells = self._arrivals.likely(observation, sorted(occupied - recorded - self._refused),
                                           hand_since_settle=self._hand_since_settle,
-                                          pending=self._first_seen)
+                                          pending=self._first_seen, brief_busy=brief)
         new_cells, echoes, arrival = self._arrivals.one_arrival(
             observation, new_cells, self._log_odds, hand_since_settle=self._hand_since_settle,
             view_steady=not self._view_moved, change=self._change)
@@ -452,6 +469,7 @@ class StateTracker:
         elif new_cells:
             events += self._place_new(new_cells, now)
         self._hand_since_settle = False
+        self._busy_from = None
         self._view_moved = False
         self._settled_occ = {r.cell: r.occupied_probability for r in observation.cells}
         events += self._recheck(observation, occupied & recorded, now)

@@ -77,6 +77,14 @@ class TrackerConfig:
     #: others read 0.31 occupied, the image changed there alone, and an echo held for
     #: 12 s, unchanged, was taken as the move instead.)
     release_needs_change: bool = True
+    #: Busy frames (motion over the board, or no board read) spanning less than this since
+    #: the last settled frame are no hand: nobody brings a piece over the board, lets go of
+    #: it and leaves in a fifth of a second. A lamp switched on moves every pixel for a
+    #: frame (fresh game 1025011: one busy frame at 15 fps, after which a cell behind two
+    #: pieces read 0.54 occupied under the new light and was taken as the turn's move, a
+    #: phantom, 0.6 s before the real hand came). After such a spell the scene is as if no
+    #: hand had come (a cell that turns occupied is a flicker). 0: any busy frame is a hand.
+    min_hand_s: float = 0.2
     #: A cell that turned occupied while no hand came (a reading flickering on a still scene)
     #: is taken as a later hand's piece only when it then reads at least this surely (a
     #: piece put there); until then, or until seen empty, it is a flicker, not a move.
