@@ -468,6 +468,19 @@ def _behind(view, cell, sign=1.0):
     return max(near, key=lambda c: sign * float(np.dot(view.spec.cell_center(c) - here, away)))
 
 
+def _a_cell_and_the_one_behind(name):
+    """A view, the cell ``name`` and its neighbour behind it, which can see a piece on the
+    cell while the cell cannot see one behind it (:func:`can_echo`)."""
+    from vision.live.arrivals import can_echo
+
+    view = _view()
+    cell = Cell.from_name(name)
+    behind = _behind(view, cell)
+    config = TrackerConfig()
+    assert can_echo(view, behind, cell, config) and not can_echo(view, cell, behind, config)
+    return view, cell, behind
+
+
 @pytest.mark.parametrize("p_front, moves", [(0.84, 1), (0.95, 2)])
 def test_beside_a_surely_read_piece_a_new_cell_must_read_as_surely(p_front, moves):
     # Fresh game 1017001: the first piece, read 0.99 occupied, cast its shadow on the cell in
@@ -538,13 +551,7 @@ def test_the_arrival_is_the_cell_no_other_new_piece_explains():
     # surely occupied (fresh game 1002017: both at the top of the scale, and the echo was
     # taken as the move). The cell behind can be an echo of c1's piece, c1 cannot be an echo
     # of anything standing behind it: c1 is the move, the cell behind is held back.
-    from vision.live.arrivals import can_echo
-
-    view = _view()
-    c1 = Cell.from_name("c1")
-    behind = _behind(view, c1)
-    config = TrackerConfig()
-    assert can_echo(view, behind, c1, config) and not can_echo(view, c1, behind, config)
+    view, c1, behind = _a_cell_and_the_one_behind("c1")
     feed = Feed()
     feed.frames(1.0, board_view=view)
     feed.frames(1.0, busy=True)
@@ -1067,13 +1074,7 @@ def test_the_arrival_is_where_the_image_changed_though_a_cell_in_front_reads_it(
     # against 0.67): the new piece stands there, and the front cell, reading it, is held.
     # Without the change measured, the cell no other new piece explains is the arrival, as
     # before (fresh game 1002017).
-    from vision.live.arrivals import can_echo
-
-    view = _view()
-    front = Cell.from_name("b2")
-    back = _behind(view, front)
-    config = TrackerConfig()
-    assert can_echo(view, back, front, config) and not can_echo(view, front, back, config)
+    view, front, back = _a_cell_and_the_one_behind("b2")
     feed = Feed()
     feed.frames(1.0, board_view=view)
     feed.frames(1.0, busy=True)

@@ -41,6 +41,7 @@ from collections.abc import Callable, Container, Mapping
 import numpy as np
 
 from vision.geometry.board_view import BoardView
+from vision.live.change import sole_explainer
 from vision.live.tracker_config import TrackerConfig
 from vision.read.observation import Observation
 from vision.rules.board import Cell
@@ -209,17 +210,13 @@ class ArrivalFilter:
 
     def _changed_elsewhere(self, change: Mapping[Cell, float] | None) -> Cell | None:
         """The free cell, not held back, that alone explains what changed in the image over
-        the turn (``change_arrival_min``; no other free cell, held ones included, scores
-        ``change_arrival_ratio`` of it), if any."""
+        the turn (:func:`vision.live.change.sole_explainer`; the held cells compete too), if
+        any."""
         if not change or not self.config.release_needs_change:
             return None
-        ranked = sorted(change, key=lambda c: (-change[c], c))
-        best = ranked[0]
-        second = change[ranked[1]] if len(ranked) > 1 else 0.0
-        if (best in self.held_back or change[best] < self.config.change_arrival_min
-                or second >= self.config.change_arrival_ratio * change[best]):
-            return None
-        return best
+        best = sole_explainer(change, self.config.change_arrival_min,
+                              self.config.change_arrival_ratio)
+        return None if best in self.held_back else best
 
     def _explained(self, observation: Observation, cell: Cell, fresh: list[Cell],
                    log_odds: LogOdds) -> bool:

@@ -58,6 +58,20 @@ def silhouette_polygon(view: BoardView, cell: Cell, diameter_m: float, height_m:
     return np.asarray(np.rint(outline), dtype=np.int32)
 
 
+def sole_explainer(scores: Mapping[Cell, float], min_score: float, ratio: float) -> Cell | None:
+    """The cell that alone explains what changed: the best of ``scores`` when it reaches
+    ``min_score`` and no other cell scores ``ratio`` of it (ties go to the first cell in
+    board order), else None."""
+    if not scores:
+        return None
+    ranked = sorted(scores, key=lambda c: (-scores[c], c))
+    best = ranked[0]
+    second = scores[ranked[1]] if len(ranked) > 1 else 0.0
+    if scores[best] < min_score or second >= ratio * scores[best]:
+        return None
+    return best
+
+
 def change_scores(changed: NDArray[np.bool_], scale: float, view: BoardView,
                   standing: Mapping[Cell, bool], config: ChangeConfig | None = None,
                   ) -> dict[Cell, float]:

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 
 from vision.game.model import Event, Game
 from vision.live.arrivals import ArrivalFilter
+from vision.live.change import sole_explainer
 from vision.live.evidence import (
     CellEvidence,
     SummedEvidence,
@@ -449,20 +450,14 @@ class StateTracker:
                 # A held echo would have been taken for this hand; the image changed on
                 # ``withheld`` alone, and its reading rose: that is where the piece went.
                 hidden = withheld
-                events += self._warn_once(
-                    "hidden:" + hidden.name,
-                    now,
-                    f"a hand came and went, the image changed on {hidden.name} alone and it "
-                    "reads more occupied than before, though unsurely: taken as the move",
-                )
+                how = (f", the image changed on {hidden.name} alone and it reads more "
+                       "occupied than before, though unsurely")
             elif hidden is not None:
-                events += self._warn_once(
-                    "hidden:" + hidden.name,
-                    now,
-                    f"a hand came and went and only {hidden.name} changed, partly hidden "
-                    "behind other pieces and read unsurely: taken as the move",
-                )
+                how = (f" and only {hidden.name} changed, partly hidden behind other pieces "
+                       "and read unsurely")
             if hidden is not None:
+                events += self._warn_once("hidden:" + hidden.name, now,
+                                          f"a hand came and went{how}: taken as the move")
                 events += self._place_new([hidden], now, wait=False)
                 if self.game.board[hidden] is not None:
                     self._hidden_guess.add(hidden)
@@ -563,14 +558,9 @@ class StateTracker:
         """The free cell that alone explains what changed in the image over the turn, if its
         occupancy rose too (see ``TrackerConfig.change_arrival_min``)."""
         cfg = self.config
-        change = {c: s for c, s in (self._change or {}).items() if c not in taken}
-        if not change:
-            return None
-        ranked = sorted(change, key=lambda c: (-change[c], c))
-        best = ranked[0]
-        second = change[ranked[1]] if len(ranked) > 1 else 0.0
-        if (change[best] < cfg.change_arrival_min
-                or second > cfg.change_arrival_ratio * change[best]):
+        best = sole_explainer({c: s for c, s in (self._change or {}).items() if c not in taken},
+                              cfg.change_arrival_min, cfg.change_arrival_ratio)
+        if best is None:
             return None
         rise = self._occupancy_rise(observation, best)
         return best if rise >= cfg.hidden_arrival_min_rise else None
