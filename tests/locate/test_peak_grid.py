@@ -209,3 +209,38 @@ def test_an_unsure_network_grid_stands_when_the_ring_search_finds_none(monkeypat
         err = np.linalg.norm(np.sort(view.cell_centers_px(), 0)
                              - np.sort(truth.cell_centers_px(), 0), axis=1)
         assert np.median(err) < 2.0
+
+
+def test_of_two_places_the_better_judged_grid_stands(monkeypatch):
+    """The network's unsure grid (below ``min_peak_board_score``, so not enough alone) is
+    still preferred to a grid the ring search settled on elsewhere with less evidence: of
+    two places that both pass the judge, the better judged is the board (a chequered
+    cloth beside a crowded board, seen low, outscored nothing but the bar)."""
+    from tests.locate.synth import draw_board, make_view
+
+    truth = make_view(40.0, 75.0)
+    img = draw_board(truth, pieces=(0, 6, 9, 15), seed=11)
+    seen: list = []
+    real_fit_grid = finder_module.fit_grid
+
+    def recording_fit_grid(*a, **k):
+        out = real_fit_grid(*a, **k)
+        seen.append(out)
+        return out
+
+    def elsewhere(*a, **k):
+        # The same grid moved six pitches along a row, judged a little lower.
+        H, radius, score, edge, lay = seen[0]
+        H_far = H @ np.array([[1.0, 0.0, 6.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]])
+        return (H_far, radius, score - 0.05, edge, lay), 1, 0
+
+    monkeypatch.setattr(finder_module, "fit_grid", recording_fit_grid)
+    monkeypatch.setattr(finder_module, "_search", elsewhere)
+    # Nothing is sure, and the network's grid alone would need more than any score.
+    config = LocateConfig(sure_board_score=50.0, min_peak_board_score=50.0)
+    view = finder_module.find_board(img, config=config)
+    assert seen and seen[0] is not None and seen[0][2] - 0.05 >= config.min_board_score
+    assert view
+    err = np.linalg.norm(np.sort(view.cell_centers_px(), 0)
+                         - np.sort(truth.cell_centers_px(), 0), axis=1)
+    assert np.median(err) < 2.0
