@@ -72,7 +72,7 @@ def _size(text: str) -> tuple[int, int]:
 
 
 def register(subparsers: Any) -> None:
-    from vision.render.scene import BOARD_STYLES, HOLE_LIGHTS, PALETTES
+    from vision.render.scene import BOARD_STYLES, HOLE_LIGHTS, LIGHTINGS, PALETTES
 
     p = subparsers.add_parser(
         "render",
@@ -121,6 +121,12 @@ def register(subparsers: Any) -> None:
         choices=HOLE_LIGHTS,
         default="dark",
         help="light inside the bores of hollow pieces (varied: per set, for training data)",
+    )
+    s.add_argument(
+        "--lighting",
+        choices=LIGHTINGS,
+        default="usual",
+        help="usual (sampled) or dim: a dim room the camera underexposes (training data)",
     )
     s.add_argument("--prefix", default="", help="file name prefix (names: PREFIX + 6-digit seed)")
     s.add_argument("--quiet", action="store_true", help="no progress bar")
@@ -174,6 +180,7 @@ def run_stills(args: argparse.Namespace) -> int:
             hand_prob=args.hands,
             palette="classic" if args.palette == "alternate" else args.palette,
             hole_light=args.hole_light,
+            lighting=args.lighting,
         )
     except ValueError as exc:
         print(f"render stills: {exc}", file=sys.stderr)

@@ -44,6 +44,10 @@ CLUTTER_KINDS: tuple[str, ...] = ("mug", "box", "pen", "book", "phone")
 PALETTES: tuple[str, ...] = ("classic", "wide")
 #: Kinds of light inside the bores of hollow pieces (``SceneOptions.hole_light``).
 HOLE_LIGHTS: tuple[str, ...] = ("dark", "varied")
+#: "usual": the sampled light and exposure; "dim": a dim room the camera underexposes
+#: (exposure bias -1.8 to -0.6 EV, sensor gain near its top), training renders for the
+#: dark-on-black scenes the usual sampling rarely makes.
+LIGHTINGS: tuple[str, ...] = ("usual", "dim")
 
 
 @dataclass(frozen=True)
@@ -68,6 +72,7 @@ class SceneOptions:
     #: Light inside the bores of hollow pieces: "dark" (the classic bore: sky and direct light
     #: only) or "varied" (depth, finish and interreflection drawn per set; training renders).
     hole_light: str = "dark"
+    lighting: str = "usual"
 
     def __post_init__(self) -> None:
         w, h = self.size_wh
@@ -79,6 +84,8 @@ class SceneOptions:
             raise ValueError(f"palette must be one of {PALETTES}, got {self.palette!r}")
         if self.hole_light not in HOLE_LIGHTS:
             raise ValueError(f"hole_light must be one of {HOLE_LIGHTS}, got {self.hole_light!r}")
+        if self.lighting not in LIGHTINGS:
+            raise ValueError(f"lighting must be one of {LIGHTINGS}, got {self.lighting!r}")
         lo, hi = self.elevation_deg
         if not 5.0 <= lo <= hi <= 90.0:
             raise ValueError(f"elevation_deg must satisfy 5 <= low <= high <= 90, got {(lo, hi)!r}")
@@ -231,6 +238,9 @@ def sample_scene(
     texture_seed = int(rng.integers(0, 2**31 - 1))
     if opts.hole_light == "varied":  # drawn last: the other draws stay those of "dark"
         pset = replace(pset, hole_shading=sample_hole_shading(rng))
+    if opts.lighting == "dim":  # drawn after all others, as the bores are
+        effects = replace(effects, exposure_bias_ev=float(rng.uniform(-1.8, -0.6)),
+                          iso_gain=1.0 + 5.0 * float(rng.uniform(0.6, 1.0)))
     return Scene(
         seed=int(seed),
         size_wh=opts.size_wh,
