@@ -189,97 +189,20 @@ def _marking_offsets(seed: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, lis
 
 
 @pytest.mark.parametrize("seed", [0, 1, 2])
-def test_marking_that_lines_up_wins_with_the_inliers_of_its_own_fit(seed):
-    from vision.locate.fit import EdgeConfig, _best_marking, ransac_homography
+def test_marking_quick_look_keeps_the_marking_that_lines_up(seed):
+    from dataclasses import replace
+
+    from vision.locate.fit import EdgeConfig, _best_marking
 
     pts, px, nrm, found = _marking_offsets(seed)
     modes = [("line", 1), ("line", -1), ("edge", 1), ("edge", -1)]
-    best = _best_marking(pts, px, nrm, found, modes, 2.0, EdgeConfig())
-    assert best is not None
-    good, target, mask, _, config = best
-    assert (config.mode, config.polarity) == ("edge", 1)
-    # Its mask is the one the marking's own fit gives (the fits are seeded).
-    alone = ransac_homography(pts[good], target, 2.0, 200)
-    assert alone is not None and np.array_equal(mask, alone[1])
-    # The texture markings' best fits hold fewer inliers.
-    for k in (0, 1, 3):
-        g = np.isfinite(found[k])
-        other = ransac_homography(pts[g], px[g] + nrm[g] * found[k][g, None], 2.0, 200)
-        assert other is None or other[1].sum() < mask.sum()
-
-
-def test_one_marking_is_fitted_by_opencv_ransac():
-    from vision.locate.fit import EdgeConfig, _best_marking
-
-    pts, px, nrm, found = _marking_offsets(0)
-    best = _best_marking(pts, px, nrm, found[2:3], [("edge", 1)], 2.0, EdgeConfig())
-    assert best is not None
-    good, target, mask, H, _ = best
-    H_cv, mask_cv = cv2.findHomography(pts[good], target, cv2.RANSAC, 2.0, maxIters=200)
-    assert np.array_equal(H, H_cv) and np.array_equal(mask, mask_cv)
-
-
-def test_four_point_homographies_equal_opencv_and_reject_mirrored_quadruples():
-    from vision.locate.fit import four_point_homographies
-
-    rng = np.random.default_rng(4)
-    src = rng.uniform(0.0, 3.0, (50, 4, 2)).astype(np.float32).astype(np.float64)
-    dst = apply_h(H_GRID, src.reshape(-1, 2)).reshape(50, 4, 2) + rng.normal(0, 2, (50, 4, 2))
-    dst = dst.astype(np.float32).astype(np.float64)  # as getPerspectiveTransform reads them
-    hs, ok = four_point_homographies(src, dst)
-    for k in np.flatnonzero(ok):
-        want = cv2.getPerspectiveTransform(src[k].astype(np.float32),
-                                           dst[k].astype(np.float32))
-        assert np.allclose(apply_h(hs[k], src[k]), dst[k], atol=1e-6)
-        assert np.allclose(apply_h(want, src[k]), dst[k], atol=1e-3)
-        assert np.allclose(hs[k] / hs[k][2, 2], want, rtol=1e-4, atol=1e-4 * np.abs(want).max())
-    assert ok.mean() > 0.3
-    # A quadruple seen mirrored in part (two points swapped) or with three points on a
-    # line has no homography a camera could give.
-    square = np.array([[[0.0, 0.0], [1.0, 0.0], [1.0, 1.0], [0.0, 1.0]]])
-    swapped = square[:, [1, 0, 2, 3]] * 50.0
-    line = np.array([[[0.0, 0.0], [1.0, 1.0], [2.0, 2.0], [0.0, 1.0]]]) * 50.0
-    _, ok_bad = four_point_homographies(np.vstack([square, square]), np.vstack([swapped, line]))
-    assert not ok_bad.any()
-    # A mirror of the whole quadruple is a homography (grids are found either way round).
-    _, ok_mirror = four_point_homographies(square, square[:, :, ::-1] * 50.0)
-    assert ok_mirror.all()
-
-
-def test_least_squares_homography_matches_opencv():
-    from vision.locate.fit import _dlt
-
-    rng = np.random.default_rng(5)
-    pts, _ = ring_model_points(0.45, 24, "circle")
-    target = apply_h(H_GRID, pts) + rng.normal(0.0, 0.3, pts.shape)
-    H_cv, _ = cv2.findHomography(pts, target, 0)
-    nodes = np.array([(m, n) for n in range(4) for m in range(4)], float)
-    # Algebraic against OpenCV's geometric refinement: the same grid within a fiftieth of
-    # a pixel at this noise.
-    assert np.abs(apply_h(_dlt(pts, target), nodes) - apply_h(H_cv, nodes)).max() < 0.02
-
-
-@pytest.mark.parametrize("outliers", [0.0, 0.3, 0.6])
-def test_ransac_homography_finds_the_inliers(outliers):
-    from vision.locate.fit import ransac_homography
-
-    rng = np.random.default_rng(6)
-    pts, _ = ring_model_points(0.45, 24, "circle")
-    target = apply_h(H_GRID, pts) + rng.normal(0.0, 0.2, pts.shape)
-    bad = rng.random(len(pts)) < outliers
-    target[bad] += rng.uniform(-15.0, 15.0, (bad.sum(), 2)) + 3.0 * np.sign(
-        rng.normal(size=(bad.sum(), 2)))
-    got = ransac_homography(pts, target, 1.0, 200)
-    assert got is not None
-    H, mask = got
-    far = np.hypot(*(apply_h(H_GRID, pts) - target).T) > 1.5
-    assert not (mask & far).any()
-    assert mask.sum() >= 0.97 * (~bad).sum()
-    nodes = np.array([(m, n) for n in range(4) for m in range(4)], float)
-    assert np.abs(apply_h(H, nodes) - apply_h(H_GRID, nodes)).max() < 0.2
-    again = ransac_homography(pts, target, 1.0, 200)
-    assert again is not None and np.array_equal(again[1], mask)  # seeded
-    assert ransac_homography(pts[:3], target[:3], 1.0, 200) is None
+    config = EdgeConfig()
+    quick = _best_marking(pts, px, nrm, found, modes, 2.0, config)
+    every = _best_marking(pts, px, nrm, found, modes, 2.0,
+                          replace(config, marking_screen_iters=0))
+    assert quick is not None and every is not None
+    assert (quick[4].mode, quick[4].polarity) == (every[4].mode, every[4].polarity) == ("edge", 1)
+    assert np.array_equal(quick[2], every[2])
 
 
 @pytest.mark.parametrize("sigma", [1.2, 1.5])

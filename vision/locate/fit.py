@@ -84,6 +84,13 @@ class EdgeConfig:
     min_line: float = 3.0
     #: Cell radius over pitch the fit may settle on; outside it the previous one is kept.
     radius_range: tuple[float, float] = (0.34, 0.53)
+    #: RANSAC iterations of the quick look at each marking before the full fits (0: every
+    #: marking fitted fully). RANSAC on a marking that is not the board's (texture, the
+    #: other side of a line) runs all its 200 iterations; the board's converges in a few.
+    marking_screen_iters: int = 40
+    #: A marking is fitted fully only when its quick look found at least this share of
+    #: the inliers of the best marking fitted so far (a quick look finds fewer).
+    marking_screen_ratio: float = 0.7
 
 
 def cell_outline(radius: float, n: int, shape: str = "circle") -> tuple[FloatArray, FloatArray]:
@@ -401,27 +408,31 @@ def _best_marking(
     Notes
     -----
     The winner is the marking with most RANSAC inliers (the first listed among equals),
-    not merely the commonest (texture has many edges). The markings are fitted in the order
-    of their edge counts, and one is fitted only when it could still win: it has more edges
-    than the best so far has inliers. With one marking to fit, OpenCV's RANSAC gives the
-    mask; several are fitted with :func:`ransac_homography`, whose hypotheses are scored in
-    batches: RANSAC on a marking that is not the board's runs all its iterations, which
-    cost OpenCV about 20 microseconds each (a 4x4 eigen-decomposition per hypothesis).
+    not merely the commonest (texture has many edges). RANSAC on a marking that is not
+    the board's runs all its iterations, so with several markings each first gets a
+    quick look (``marking_screen_iters`` iterations); they are then fitted in the order of
+    that look, and a marking is fitted fully only when it could still win: it has more
+    edges than the best so far has inliers (exact), and its quick look found at least
+    ``marking_screen_ratio`` of them (an estimate).
     """
     goods = [np.isfinite(off) for off in found]
     counts = [int(good.sum()) for good in goods]
     targets = [px[good] + nrm[good] * off[good, None]
                for good, off in zip(goods, found, strict=True)]
     tried = [i for i in range(len(modes)) if counts[i] >= 12]
+    quick = {i: counts[i] for i in tried}
+    if len(tried) > 1 and config.marking_screen_iters > 0:
+        for i in tried:
+            _, m = cv2.findHomography(pts[goods[i]], targets[i], cv2.RANSAC, thr,
+                                      maxIters=config.marking_screen_iters)
+            quick[i] = 0 if m is None else int(m.sum())
     best: tuple[int, int, NDArray[Any], FloatArray] | None = None
-    for i in sorted(tried, key=lambda i: (-counts[i], i)):
-        if best is not None and (counts[i], -i) <= (best[0], -best[1]):
+    for i in sorted(tried, key=lambda i: (-quick[i], i)):
+        if best is not None and ((counts[i], -i) <= (best[0], -best[1])
+                                 or quick[i] < config.marking_screen_ratio * best[0]):
             continue
-        if len(tried) > 1:
-            r = ransac_homography(pts[goods[i]], targets[i], thr, 200)
-        else:
-            r = cv2.findHomography(pts[goods[i]], targets[i], cv2.RANSAC, thr, maxIters=200)
-        Hn, mask = (None, None) if r is None else r
+        Hn, mask = cv2.findHomography(pts[goods[i]], targets[i], cv2.RANSAC, thr,
+                                      maxIters=200)
         if Hn is None or mask is None or mask.sum() < 12:
             continue
         if best is None or (int(mask.sum()), -i) > (best[0], -best[1]):
@@ -431,163 +442,6 @@ def _best_marking(
     _, i, mask, Hn = best
     mode, pol = modes[i]
     return goods[i], targets[i], mask, Hn, replace(config, mode=mode, polarity=pol)
-
-
-def _quad_parts(p: FloatArray) -> tuple[FloatArray, FloatArray]:
-    """For (K, 4, 2) point quadruples: the rows of adj([c1 c2 c3]) (K, 3, 3), c = (x, y, 1),
-    and the signed areas (K, 4), times two, of the triangles (1 2 3), (4 2 3), (1 4 3), (1 2 4)
-    (the last three are also the weights that combine c1..c3 into c4)."""
-    x1, x2, x3, x4 = p[:, 0, 0], p[:, 1, 0], p[:, 2, 0], p[:, 3, 0]
-    y1, y2, y3, y4 = p[:, 0, 1], p[:, 1, 1], p[:, 2, 1], p[:, 3, 1]
-    adj = np.empty((len(p), 3, 3))
-    adj[:, 0, 0], adj[:, 0, 1], adj[:, 0, 2] = y2 - y3, x3 - x2, x2 * y3 - x3 * y2
-    adj[:, 1, 0], adj[:, 1, 1], adj[:, 1, 2] = y3 - y1, x1 - x3, x3 * y1 - x1 * y3
-    adj[:, 2, 0], adj[:, 2, 1], adj[:, 2, 2] = y1 - y2, x2 - x1, x1 * y2 - x2 * y1
-    tri = np.empty((len(p), 4))
-    tri[:, 0] = adj[:, 0, 0] * x1 + adj[:, 0, 1] * y1 + adj[:, 0, 2]
-    tri[:, 1:] = adj[:, :, 0] * x4[:, None] + adj[:, :, 1] * y4[:, None] + adj[:, :, 2]
-    return adj, tri
-
-
-def four_point_homographies(src: FloatArray, dst: FloatArray,
-                            ) -> tuple[FloatArray, NDArray[np.bool_]]:
-    """The homographies (K, 3, 3) mapping each of K quadruples of points ``src`` (K, 4, 2)
-    onto ``dst`` (K, 4, 2), in closed form, and which of them are valid: no three points of
-    a quadruple on a line, and every triangle of it turning the same way in both (a plane
-    seen by a camera is not mirrored piecewise; OpenCV's RANSAC checks the same).
-
-    Each quadruple's points are the columns c1..c3 (homogeneous) weighted so they sum to c4;
-    H maps the one weighted basis onto the other.
-    """
-    adj_s, tri_s = _quad_parts(src)
-    _, tri_d = _quad_parts(dst)
-    prod = tri_s * tri_d
-    ok = np.all(prod > 0, axis=1) | np.all(prod < 0, axis=1)
-    lam_s = np.where(ok[:, None], tri_s[:, 1:], 1.0)
-    det_d = np.where(ok, tri_d[:, 0], 1.0)
-    # src basis A = [c1 c2 c3] diag(lam_s / det_s), so A^-1 = diag(1 / lam_s) adj_s;
-    # dst basis B = [d1 d2 d3] diag(lam_d / det_d); H = B A^-1.
-    scale = tri_d[:, 1:] / det_d[:, None] / lam_s
-    cols = np.empty((len(src), 3, 3))
-    cols[:, 0, :] = dst[:, :3, 0]
-    cols[:, 1, :] = dst[:, :3, 1]
-    cols[:, 2, :] = 1.0
-    return np.asarray((cols * scale[:, None, :]) @ adj_s), ok
-
-
-def _dlt(src: FloatArray, dst: FloatArray) -> FloatArray:
-    """Least-squares homography from ``src`` to ``dst`` (N, 2): the direct linear transform
-    on Hartley-normalised points (algebraic error). The 9x9 normal matrix is assembled from
-    3x3 moment blocks of the source points weighted by 1, u, v and u^2 + v^2 (u, v the
-    normalised destination) instead of from the 2N x 9 system."""
-    def normaliser(p: FloatArray) -> FloatArray:
-        c = p.mean(axis=0)
-        d = p - c
-        s = math.sqrt(2.0) / max(float(np.sqrt(d[:, 0] ** 2 + d[:, 1] ** 2).mean()), 1e-12)
-        return np.array([[s, 0.0, -s * c[0]], [0.0, s, -s * c[1]], [0.0, 0.0, 1.0]])
-    ts, td = normaliser(src), normaliser(dst)
-    n = len(src)
-    w = np.empty((n, 12))
-    w[:, 0:2] = src * ts[0, 0] + ts[:2, 2]
-    w[:, 2] = 1.0
-    u = dst[:, 0] * td[0, 0] + td[0, 2]
-    v = dst[:, 1] * td[1, 1] + td[1, 2]
-    w[:, 3:6] = w[:, 0:3] * u[:, None]
-    w[:, 6:9] = w[:, 0:3] * v[:, None]
-    w[:, 9:12] = w[:, 0:3] * (u * u + v * v)[:, None]
-    m = w[:, 0:3].T @ w  # (3, 12): P'P, P'uP, P'vP, P'(u^2 + v^2)P
-    pp, pu, pv, pr = m[:, 0:3], m[:, 3:6], m[:, 6:9], m[:, 9:12]
-    normal = np.zeros((9, 9))
-    normal[0:3, 0:3] = pp
-    normal[3:6, 3:6] = pp
-    normal[0:3, 6:9] = -pu
-    normal[6:9, 0:3] = -pu
-    normal[3:6, 6:9] = -pv
-    normal[6:9, 3:6] = -pv
-    normal[6:9, 6:9] = pr
-    _, vecs = np.linalg.eigh(normal)
-    return np.asarray(np.linalg.inv(td) @ vecs[:, 0].reshape(3, 3) @ ts)
-
-
-def _sq_errors(H: FloatArray, src_h: FloatArray, dst: FloatArray) -> FloatArray:
-    """Squared transfer errors of homographies ``H`` (..., 3, 3) on points ``src_h``
-    (3, N, homogeneous) against ``dst`` (N, 2): (..., N)."""
-    q = H @ src_h
-    w = q[..., 2, :]
-    w = np.where(np.abs(w) < 1e-12, 1e-12, w)
-    ex = q[..., 0, :] / w - dst[:, 0]
-    ey = q[..., 1, :] / w - dst[:, 1]
-    return np.asarray(ex * ex + ey * ey)
-
-
-def _inlier_counts(H: FloatArray, src_h: FloatArray, dst: FloatArray, thr: float,
-                   ) -> NDArray[np.int64]:
-    """How many points each of the homographies ``H`` (K, 3, 3) maps within ``thr`` of
-    ``dst``: ``(_sq_errors(H, src_h, dst) <= thr**2).sum(1)`` without the divisions (the
-    squared errors times w**2 against thr**2 times w**2; a point on the horizon, w = 0,
-    is no inlier), in one matrix product."""
-    k, n = len(H), src_h.shape[1]
-    q = (H.reshape(3 * k, 3) @ src_h).reshape(k, 3, n)
-    w = q[:, 2]
-    ex = q[:, 0] - dst[:, 0] * w
-    ey = q[:, 1] - dst[:, 1] * w
-    ex *= ex
-    ey *= ey
-    ex += ey
-    w *= w * (thr * thr)
-    return np.asarray(((ex <= w) & (w > 0)).sum(axis=1))
-
-
-def ransac_homography(src: FloatArray, dst: FloatArray, thr: float, max_iters: int,
-                      confidence: float = 0.995, first_batch: int = 50,
-                      ) -> tuple[FloatArray, NDArray[np.bool_]] | None:
-    """RANSAC homography from ``src`` to ``dst`` (N, 2), for its inlier mask.
-
-    What ``cv2.findHomography(src, dst, cv2.RANSAC, thr, maxIters=max_iters)`` is used for
-    here, at a fraction of the cost: the hypotheses are drawn in batches and solved and
-    scored all at once (numpy), the first batch small (a grid that is nearly right needs a
-    few), then as many as the inlier share found so far still calls for (OpenCV's rule, at
-    ``confidence``). The best one is then refitted (least squares, algebraic) to its inliers
-    while that gains inliers, as OpenCV's refines it (Levenberg-Marquardt, the costly part
-    of its call; the callers here refit the inliers themselves). The draws are seeded: the
-    same points give the same result.
-
-    Returns (H, inlier mask) or None when no hypothesis was valid.
-    """
-    n = len(src)
-    if n < 4:
-        return None
-    rng = np.random.default_rng(0)
-    t2 = thr * thr
-    src_h = np.vstack([src.T, np.ones(n)])
-    best_n, best_h = -1, None
-    need, done = max_iters, 0
-    while done < min(need, max_iters):
-        k = min(need, max_iters) - done if done else min(first_batch, max_iters)
-        done += k
-        idx = rng.integers(0, n, (k, 4))
-        hs, ok = four_point_homographies(src[idx], dst[idx])
-        counts = _inlier_counts(hs, src_h, dst, thr)
-        counts[~ok] = -1
-        j = int(np.argmax(counts))
-        if counts[j] > best_n:
-            best_n, best_h = int(counts[j]), hs[j]
-            p = (best_n / n) ** 4
-            if p >= 1.0:
-                need = 0
-            elif p > 0.0:
-                need = min(max_iters, math.ceil(math.log(1.0 - confidence)
-                                                / math.log(1.0 - p)))
-    if best_h is None or best_n < 4:
-        return None
-    inl = _sq_errors(best_h, src_h, dst) <= t2
-    for _ in range(3):
-        h = _dlt(src[inl], dst[inl])
-        again = _sq_errors(h, src_h, dst) <= t2
-        if not np.all(np.isfinite(h)) or again.sum() <= inl.sum():
-            break
-        inl, best_h = again, h
-    return best_h, inl
 
 
 def grow_fit(
