@@ -140,3 +140,22 @@ def test_view_without_ring_edges_takes_the_pose_from_the_homography():
     pose, _ = refine_pose(H @ to_grid, intr.matrix, 2.0 * p)
     assert np.array_equal(view.camera.pose.R, pose.R)
     assert np.array_equal(view.camera.pose.t, pose.t)
+
+
+def test_network_input_channel_means_equal_numpy_bit_for_bit():
+    """``normalise_input`` takes the channel means from OpenCV's row reduction: the same
+    float32 sums, in the same order, as ``x.reshape(-1, 3).mean(axis=0)``."""
+    from vision.locate.board_net import PAD_MULTIPLE, normalise_input
+
+    rng = np.random.default_rng(7)
+    for shape in ((144, 256, 3), (37, 61, 3), (1, 1, 3)):
+        small = rng.integers(0, 256, shape).astype(np.uint8)
+        small[: shape[0] // 2] //= 3  # uneven, so the float32 sums round
+        x = small.astype(np.float32) / 255.0
+        mean = x.reshape(-1, 3).mean(axis=0)
+        for c in range(3):
+            x[..., c] -= mean[c]
+        x /= float(x.std()) + 0.02
+        got = normalise_input(small)
+        assert got.shape[0] % PAD_MULTIPLE == 0 and got.shape[1] % PAD_MULTIPLE == 0
+        np.testing.assert_array_equal(got[: shape[0], : shape[1]], x)

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from vision.locate import LocateConfig
-from vision.locate.candidates import _enclosed_regions, _median, _percentiles
+from vision.locate.candidates import _enclosed_regions, _percentiles, median
 from vision.locate.finder import _grid_window, smoothed
 from vision.locate.fit import ring_model_points
 from vision.locate.lattice import _Candidates, _seed_pairs, apply_h, lattice_hypotheses
@@ -15,10 +15,16 @@ from vision.locate.lattice import _Candidates, _seed_pairs, apply_h, lattice_hyp
 H_GRID = np.array([[60.0, 14.0, 300.0], [-5.0, 30.0, 200.0], [0.0004, 0.0009, 1.0]])
 
 
-@pytest.mark.parametrize("n", [12, 13, 64, 161])
-def test_median_by_partial_sort_equals_numpy(n):
-    values = np.random.default_rng(n).random(n)
-    assert _median(values) == np.median(values)
+@pytest.mark.parametrize("n", [1, 2, 12, 13, 64, 161, 32400])
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_median_by_partial_sort_equals_numpy(n, dtype):
+    rng = np.random.default_rng(n)
+    values = rng.random(n).astype(dtype)
+    assert median(values) == float(np.median(values))
+    # Ties at the middle (gradients of a flat image repeat).
+    values = rng.integers(0, 5, n).astype(dtype)
+    assert median(values) == float(np.median(values))
+    assert np.isnan(median(values[:0]))
 
 
 def test_percentiles_from_the_histogram_equal_numpy():

@@ -206,7 +206,11 @@ def normalise_input(small: NDArray[np.uint8]) -> F32:
     whole is divided by its standard deviation, so exposure and white balance do not matter;
     the sides are padded with zeros (the mean) to a multiple of ``PAD_MULTIPLE``."""
     x = small.astype(np.float32) / 255.0
-    mean = x.reshape(-1, 3).mean(axis=0)
+    # The channel means as ``x.reshape(-1, 3).mean(axis=0)`` (pixel by pixel, in float32,
+    # then divided by the count): OpenCV's row reduction adds in the same order (bit for bit,
+    # tests/locate/test_finder_speed.py), 5x faster.
+    n = x.shape[0] * x.shape[1]
+    mean = cv2.reduce(x.reshape(n, 3), 0, cv2.REDUCE_SUM, dtype=cv2.CV_32F)[0] / np.float32(n)
     for c in range(3):  # channel by channel: numpy's loop over pixels of 3 costs 3x more
         x[..., c] -= mean[c]
     x /= float(x.std()) + 0.02

@@ -81,14 +81,22 @@ def ring_masks(gray: NDArray[np.uint8], config: LocateConfig) -> list[NDArray[np
     return [bright, dark, edges]
 
 
-def _median(values: FloatArray) -> float:
-    """``np.median`` of a short 1-D array, by partial sorting (a fraction of its cost)."""
+def median(values: FloatArray) -> float:
+    """``np.median`` of a 1-D array without NaNs (NaN when empty), by partial sorting (a
+    fraction of its cost).
+
+    With an even count the lower middle value is the largest of the values the partition
+    puts before the upper one: the same two values ``np.median`` averages, found with one
+    pivot instead of two (which costs numpy about 6x as much on the working image's
+    gradients)."""
     n = len(values)
+    if n == 0:
+        return math.nan
     k = n // 2
+    part = np.partition(values, k)
     if n % 2:
-        return float(np.partition(values, k)[k])
-    part = np.partition(values, (k - 1, k))
-    return float(0.5 * (part[k - 1] + part[k]))
+        return float(part[k])
+    return float(0.5 * (part[:k].max() + part[k]))
 
 
 def _percentiles(gray: NDArray[np.uint8], qs: tuple[float, ...]) -> list[float]:
@@ -139,7 +147,7 @@ def fit_ellipse(points: FloatArray, config: LocateConfig) -> Ellipse | None:
     # relative radial deviation), relative to the mean radius.
     scale = math.sqrt(a * b)
     dev_px = np.abs(r - 1.0) * np.sqrt((d * d).sum(axis=1)) / np.maximum(r, 1e-9)
-    residual = _median(dev_px) / scale
+    residual = median(dev_px) / scale
     if residual > max(config.max_fit_residual, config.min_residual_px / scale):
         return None
     bins = ((np.arctan2(y, x) + math.pi) / (2 * math.pi) * _COVERAGE_BINS).astype(np.int64)
@@ -309,7 +317,7 @@ def fit_square(points: FloatArray, config: LocateConfig) -> Ellipse | None:
     if b / a < config.min_axis_ratio or min(lu, lv) / a < config.min_axis_ratio:
         return None
     # Straightness: contour points close to the quadrilateral's sides.
-    residual = _median(_distance_to_polygon(points[::3], q)) / math.sqrt(area)
+    residual = median(_distance_to_polygon(points[::3], q)) / math.sqrt(area)
     if residual > config.max_fit_residual:
         return None
     return Ellipse(centre, a, b, math.atan2(u[1], u[0]), points, residual, 1.0, "square",

@@ -47,7 +47,7 @@ from vision.geometry.board_view import BoardNotFound, BoardView
 from vision.geometry.camera import Camera, Intrinsics, Pose
 from vision.io import MIN_SIDE_PX
 from vision.io import check_frame as check_image
-from vision.locate.candidates import Ellipse, find_ellipses
+from vision.locate.candidates import Ellipse, find_ellipses, median
 from vision.locate.config import LocateConfig
 from vision.locate.fit import (
     EdgeConfig,
@@ -211,7 +211,7 @@ def edge_threshold(gray_f: NDArray[np.float32], config: LocateConfig) -> float:
     g = gray_f[: gray_f.shape[0] - 1 : 4, : gray_f.shape[1] - 1 : 4]
     gx = gray_f[: gray_f.shape[0] - 1 : 4, 1::4][:, : g.shape[1]] - g
     gy = gray_f[1::4, : gray_f.shape[1] - 1 : 4][: g.shape[0]] - g
-    noise = float(np.median(np.hypot(gx, gy))) if g.size else config.min_edge_step
+    noise = median(np.hypot(gx, gy).ravel()) if g.size else config.min_edge_step
     return float(np.clip(config.edge_noise_factor * noise, config.min_edge_step_floor,
                          config.min_edge_step))
 

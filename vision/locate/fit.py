@@ -19,6 +19,7 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
+from vision.locate.candidates import median
 from vision.locate.lattice import apply_h, usable_h
 
 FloatArray = NDArray[np.float64]
@@ -352,9 +353,9 @@ def fit_rings(
         back = apply_h(np.linalg.inv(H), target[inl])
         d = back - nodes[cell[np.flatnonzero(good)[inl]]]
         if config.shape == "square":
-            r = float(np.median(np.max(np.abs(d), axis=1)))
+            r = median(np.max(np.abs(d), axis=1))
         else:
-            r = float(np.median(np.hypot(d[:, 0], d[:, 1])))
+            r = median(np.hypot(d[:, 0], d[:, 1]))
         if config.radius_range[0] < r < config.radius_range[1]:
             radius = r
     if not (config.mode and config.polarity):

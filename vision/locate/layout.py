@@ -15,6 +15,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from vision.geometry.board_spec import LAYOUT_AXIS, LAYOUT_DIAGONAL
+from vision.locate.candidates import median
 from vision.locate.config import LocateConfig
 from vision.locate.fit import EdgeConfig, EdgeMatches, edge_search, image_normals
 from vision.locate.lattice import apply_h
@@ -202,7 +203,7 @@ def frame_correspondences(
         # the radius of the circle.
         line = kind == "line"
         d = on_board @ nrm_b[0] if line else np.hypot(on_board[:, 0], on_board[:, 1])
-        c = float(np.median(d))
+        c = median(d)
         keep = np.abs(d - c) <= tol_pitch
         if keep.sum() < min_share * len(pts_b):
             continue
