@@ -378,7 +378,9 @@ def main(argv: list[str] | None = None) -> int:
     val = [args.data / f"{s}.json" for s in VAL_SEEDS if (args.data / f"{s}.json").exists()]
     train = [args.data / f"{s}.json" for s in range(FIRST_SEED, FIRST_SEED + args.images)
              if s not in VAL_SEEDS and (args.data / f"{s}.json").exists()]
-    if not train or not val:
+    more = [path for folder in args.more for path in sorted(folder.glob("*.json"))]
+    if not (train or more) or not val:
+        # A fine-tune may train on --more folders alone (--images 0); validation stays.
         print(f"no training or validation renders in {args.data}", file=sys.stderr)
         return 2
     extra: list[Path] = []
@@ -388,7 +390,6 @@ def main(argv: list[str] | None = None) -> int:
                  if (args.extra / f"{s}.json").exists()]
         val_extra = [args.extra / f"{s}.json" for s in extra_val
                      if (args.extra / f"{s}.json").exists()]
-    more = [path for folder in args.more for path in sorted(folder.glob("*.json"))]
     print(f"{len(train)} training images, {len(val)} validation images; extra "
           f"({args.extra_palette}) {len(extra)} training, {len(val_extra)} validation; "
           f"{len(more)} more training", flush=True)
