@@ -171,6 +171,40 @@ def test_board_found_again_after_a_loss_must_be_found_twice():
     assert np.median(d) < 3.0
 
 
+def test_a_board_found_once_after_a_loss_is_confirmed_on_the_next_frame():
+    # Fresh game 1023017: the board was found again 0.3 s after a bump, but the confirming
+    # search waited for the retry interval, by then the next turn's hand covered the board,
+    # and the bump was recovered only 1.5 s after it. The check runs on the very next frame.
+    view = make_view(45.0, 40.0)
+    bumped = make_view(47.0, 43.0, target=(0.02, -0.01))
+    a, b = draw_board(view, seed=1), draw_board(bumped, seed=2)
+    from vision.geometry.board_view import BoardNotFound
+
+    finder = _ScriptedFinder(BoardNotFound("blurred"))
+    tracker = BoardTracker(finder=finder)
+    retry = tracker.config.retry_interval_s
+    t0 = 1 / 15.0
+    assert tracker.update(a, 0.0)
+    assert not tracker.update(b, t0)  # the bump: the search fails, the pose is lost
+    assert not tracker.update(b, t0 + retry)  # found once: not yet trusted
+    res = tracker.update(b, t0 + retry + 1 / 15.0)  # the next frame, within the interval
+    assert res
+    d = np.linalg.norm(bumped.cell_centers_px()[:, None] - res.cell_centers_px()[None], axis=2)
+    assert d.min(axis=1).max() < 3.0
+    # Not found on that frame: the searches go back to the retry interval.
+    elsewhere = make_view(49.0, 46.0, target=(0.04, 0.0))  # a misfit, say on a hand
+    finder = _ScriptedFinder(BoardNotFound("blurred"), elsewhere, BoardNotFound("a hand"),
+                             BoardNotFound("a hand"))
+    tracker = BoardTracker(finder=finder)
+    assert tracker.update(a, 0.0)
+    assert not tracker.update(b, t0)
+    assert not tracker.update(b, t0 + retry)  # found once (elsewhere)
+    assert not tracker.update(b, t0 + retry + 1 / 15.0)  # the check: not found
+    calls = finder.calls
+    assert not tracker.update(b, t0 + retry + 2 / 15.0)  # within the interval: no search
+    assert finder.calls == calls
+
+
 def test_searches_while_lost_are_spaced_by_the_retry_interval():
     view = make_view(45.0, 40.0)
     bumped = make_view(47.0, 43.0, target=(0.02, -0.01))

@@ -436,7 +436,8 @@ class TrackerConfig:
     #: Seconds of source time between full searches while the board is lost (a hand over the
     #: rings, a bump settling). A search costs 60-330 ms of CPU, several frames' worth: one
     #: every 0.2 s keeps a 15-30 fps loop in real time and still finds a moved board well
-    #: within a second.
+    #: within a second. (A pose found once after a loss is checked on the very next frame,
+    #: not after this interval: ``BoardTracker`` takes it when found at the same place twice.)
     retry_interval_s: float = 0.2
 
     def __post_init__(self) -> None:

@@ -98,6 +98,9 @@ class BoardTracker:
         self._low_since: float | None = None
         self._last_search = -math.inf
         self._lost: BoardView | None = None  # a find after a loss, waiting for a second one
+        #: ``_lost`` is a pose found after the loss, to be confirmed on the very next frame
+        #: (not the kept pose, nor after the retry interval)
+        self._confirming = False
         self._kept: BoardView | None = None  # the pose lost to a bump that found nothing better
         self._kept_ref: NDArray[np.float32] | None = None  # the thumbnail it was tracked on
         self._was_found = False
@@ -137,6 +140,7 @@ class BoardTracker:
         self._ref_support = max(float(self._ref_cells.mean()), 1e-3)
         self._low_since = None
         self._lost = None
+        self._confirming = False
         self._kept = None
         self._was_found = True
         self._prev_thumb = None
@@ -174,6 +178,7 @@ class BoardTracker:
         self._low_since = None
         self._last_search = -math.inf
         self._lost = None
+        self._confirming = False
         self._kept = None
         self._was_found = False
         self._moving = False
@@ -251,7 +256,8 @@ class BoardTracker:
 
     # -- the three reasons to search ----------------------------------------------------------
     def _search_lost(self, frame: NDArray[np.uint8], t: float) -> BoardView | BoardNotFound:
-        """No pose: search. After a loss, accept a pose found at the same place twice."""
+        """No pose: search. After a loss, accept a pose found at the same place twice (the
+        second search on the next frame)."""
         kept = self._kept
         if kept is not None and self._samples is not None and self._still_as_kept(frame):
             cells = self._cell_support(frame)
@@ -262,7 +268,11 @@ class BoardTracker:
                 # The rings are back where the kept pose puts them: the camera did not move.
                 self.view, self._ref, self._kept, self._lost = kept, self._thumb(frame), None, None
                 return kept
-        if t - self._last_search < self.config.retry_interval_s:
+        # A pose found once after the loss is checked on the next frame, whatever the retry
+        # interval: waiting for the next search (fresh game 1023017: 0.2 s) let the next
+        # turn's hand cover the board first, and the bump was recovered only 1.5 s after it.
+        confirming, self._confirming = self._confirming, False
+        if not confirming and t - self._last_search < self.config.retry_interval_s:
             return BoardNotFound("searching for the board")
         found = self._find(frame, t)
         if not found:
@@ -275,6 +285,7 @@ class BoardTracker:
             or _displacement_px(found, pending) > self.bump_config.agree_pitch * _pitch_px(pending)
         ):
             self._lost = found
+            self._confirming = True
             return BoardNotFound("board found again; confirming on the next frame")
         self._adopt(frame, found)
         self._moving = after_loss  # lost on a bump: the camera may still be settling
