@@ -121,10 +121,10 @@ class LocateConfig:
     #: network's peaks count on its grid as ring candidates do (0.05 each), and on the
     #: development renders (960000+, 950000+) peaks around grids fitted 0.3-0.7 pitch off
     #: lifted 11 of them to 1.1-1.4; from 1.4 up 18 of 20 were the board. When the ring
-    #: search does settle on another place (more than a pitch away) that scores less, the
-    #: network's grid needs only ``min_board_score``: of two places that pass the judge, the
-    #: better judged (session 27: a chequered cloth beside a crowded board at 31 degrees,
-    #: 1.23 against the board's 1.35).
+    #: search does find a board (``min_board_score`` or more) elsewhere (more than a pitch
+    #: away) that scores less, the network's grid stands: of two places that pass the
+    #: judge, the better judged (session 27: a chequered cloth beside a crowded board at 31
+    #: degrees, 1.23 against the board's 1.35).
     min_peak_board_score: float = 1.4
 
     # --- board outlines (quadrilaterals) --------------------------------------------------

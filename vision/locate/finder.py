@@ -326,8 +326,8 @@ def find_board(
         if unsure is not None and (
                 (unsure[2] >= config.min_peak_board_score
                  and (fitted is None or fitted[2] < config.min_board_score))
-                or (fitted is not None and fitted[2] < unsure[2]
-                    and unsure[2] >= config.min_board_score
+                or (fitted is not None
+                    and config.min_board_score <= fitted[2] < unsure[2]
                     and _apart(fitted[0], unsure[0]) > 1.0)):
             # Rings too few for the ring search (a low view, a crowded board): the
             # network's grid, when its own evidence is clear enough. Also when the ring
