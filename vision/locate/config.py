@@ -139,9 +139,11 @@ class LocateConfig:
     #: ... peaks closer than this many times the median distance from a peak to its
     #: nearest one being one cluster ...
     zoom_link: float = 2.5
-    #: ... the region being this many times the cluster's extent (its peaks are cell
-    #: centres, 3 of the board's 4.5-5 pitches; the rest is margin for the outline) ...
-    zoom_extent: float = 2.5
+    #: ... the region being each of these many times the cluster's extent in turn (its
+    #: peaks are cell centres, 3 of the board's 4.5-5 pitches; the rest is margin for the
+    #: outline, which the peaks of a partly marked board underestimate: the wider region
+    #: is tried when the closer one finds nothing) ...
+    zoom_extents: tuple[float, ...] = (2.0, 2.5)
     #: ... at most this many clusters, and only a region that the search sees at least
     #: this many times larger than in the working image.
     zoom_max_regions: int = 2

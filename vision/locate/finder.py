@@ -411,42 +411,42 @@ def zoom_regions(peaks: FloatArray, size_wh: tuple[int, int], config: LocateConf
                  ) -> list[tuple[int, int, int, int]]:
     """Boxes (x0, y0, x1, y1, frame pixels) worth searching again enlarged: around each
     cluster of at least ``zoom_min_peaks`` cell-centre peaks (``peaks`` in frame pixels),
-    ``zoom_extent`` times the cluster's extent and of the frame's proportions, most peaks
-    first, at most ``zoom_max_regions``; none that would not enlarge the image by at least
-    ``zoom_min_gain`` over the working image."""
+    each of ``zoom_extents`` times the cluster's extent, of the frame's proportions; the
+    clusters with most peaks first, at most ``zoom_max_regions`` of them; none that would
+    not enlarge the image by at least ``zoom_min_gain`` over the working image."""
     if len(peaks) < config.zoom_min_peaks:
         return []
     w, h = size_wh
     # Single-linkage clusters: peaks closer than ``zoom_link`` times the typical distance
-    # to a peak's nearest neighbour are one cluster.
+    # from a peak to its nearest one are one cluster.
     d = np.hypot(*(peaks[:, None, :] - peaks[None, :, :]).transpose(2, 0, 1))
     np.fill_diagonal(d, np.inf)
-    link = config.zoom_link * float(np.median(d.min(axis=1)))
+    near = d <= config.zoom_link * float(np.median(d.min(axis=1)))
     label = np.arange(len(peaks))
-    for _ in range(len(peaks)):
-        nxt = np.array([label[(d[k] <= link) | (np.arange(len(peaks)) == k)].min()
+    while True:
+        nxt = np.array([min(label[k], int(label[near[k]].min(initial=label[k])))
                         for k in range(len(peaks))])
         nxt = nxt[nxt]
         if np.array_equal(nxt, label):
             break
         label = nxt
-    clusters = sorted((np.flatnonzero(label == c) for c in np.unique(label)), key=len,
-                      reverse=True)
+    clusters = sorted((np.flatnonzero(label == c) for c in np.unique(label)),
+                      key=lambda idx: (-len(idx), int(idx[0])))
     boxes = []
     for idx in clusters[: config.zoom_max_regions]:
         if len(idx) < config.zoom_min_peaks:
             break
         pts = peaks[idx]
         centre = (pts.min(axis=0) + pts.max(axis=0)) / 2.0
-        ext = np.ptp(pts, axis=0) * config.zoom_extent
-        cw = max(float(ext[0]), float(ext[1]) * w / h)
-        cw = min(cw, float(w))
-        if config.work_width_px / cw < config.zoom_min_gain * min(1.0, config.work_width_px / w):
-            continue
-        ch = cw * h / w
-        x0 = int(round(np.clip(centre[0] - cw / 2.0, 0.0, w - cw)))
-        y0 = int(round(np.clip(centre[1] - ch / 2.0, 0.0, h - ch)))
-        boxes.append((x0, y0, x0 + int(round(cw)), y0 + int(round(ch))))
+        for extent in config.zoom_extents:
+            ext = np.ptp(pts, axis=0) * extent
+            cw = min(max(float(ext[0]), float(ext[1]) * w / h), float(w))
+            if config.work_width_px / cw < config.zoom_min_gain * min(1.0, config.work_width_px / w):
+                continue
+            ch = cw * h / w
+            x0 = int(round(np.clip(centre[0] - cw / 2.0, 0.0, w - cw)))
+            y0 = int(round(np.clip(centre[1] - ch / 2.0, 0.0, h - ch)))
+            boxes.append((x0, y0, x0 + int(round(cw)), y0 + int(round(ch))))
     return boxes
 
 
