@@ -148,6 +148,11 @@ class LocateConfig:
     #: this many times larger than in the working image.
     zoom_max_regions: int = 2
     zoom_min_gain: float = 1.25
+    #: A grid found in an enlarged region is taken only when it scores this much (the bar
+    #: ``min_peak_board_score`` sets for the network's own grid when the ring search finds
+    #: nothing, for the same reason: the crop's judge counts the network's peaks too, and
+    #: they lift grids fitted 0.3-0.7 pitch off over ``min_board_score``).
+    zoom_min_score: float = 1.4
 
     # --- board outlines (quadrilaterals) --------------------------------------------------
     #: Width of the image searched for board outlines: the outline is big, 480 px is plenty.

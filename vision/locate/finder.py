@@ -468,7 +468,7 @@ def _zoom_search(frame: NDArray[np.uint8], peaks_work: FloatArray, scale: float,
         edge = EdgeConfig(min_edge=edge_threshold(work_f, config),
                           radius_range=config.ring_radius_range)
         fitted, _, _ = _find_grid(crop, work, work_f, edge, 1.0, config)
-        if fitted is None:
+        if fitted is None or fitted[2] < config.zoom_min_score:
             continue
         # Crop pixels -> frame work pixels (pixel centres: x_frame + 0.5 = (x_crop + 0.5) / z
         # + x0).
