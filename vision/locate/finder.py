@@ -441,12 +441,13 @@ def zoom_regions(peaks: FloatArray, size_wh: tuple[int, int], config: LocateConf
         for extent in config.zoom_extents:
             ext = np.ptp(pts, axis=0) * extent
             cw = min(max(float(ext[0]), float(ext[1]) * w / h), float(w))
-            if config.work_width_px / cw < config.zoom_min_gain * min(1.0, config.work_width_px / w):
+            gain = config.work_width_px / cw / min(1.0, config.work_width_px / w)
+            if gain < config.zoom_min_gain:
                 continue
             ch = cw * h / w
-            x0 = int(round(np.clip(centre[0] - cw / 2.0, 0.0, w - cw)))
-            y0 = int(round(np.clip(centre[1] - ch / 2.0, 0.0, h - ch)))
-            boxes.append((x0, y0, x0 + int(round(cw)), y0 + int(round(ch))))
+            x0 = round(float(np.clip(centre[0] - cw / 2.0, 0.0, w - cw)))
+            y0 = round(float(np.clip(centre[1] - ch / 2.0, 0.0, h - ch)))
+            boxes.append((x0, y0, min(w, x0 + round(cw)), min(h, y0 + round(ch))))
     return boxes
 
 
