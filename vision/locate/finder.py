@@ -29,6 +29,11 @@ Steps (each in its own module):
    repeated at full resolution in a window around the grid, and the camera (focal length
    unless calibrated, and pose) is fitted to the matched ring-edge points directly
    (``pose``).
+
+When steps 2-4 find nothing, they are run again on enlarged parts of the frame where the
+network's peaks cluster (``_zoom_search``): a board small in the frame and seen from low
+down shows its rings too small at the working scale. A grid judged there is finished on
+the frame (step 5) like any other.
 """
 
 from __future__ import annotations
