@@ -25,6 +25,7 @@ import numpy as np
 
 from vision.evaluation.board import cell_errors
 from vision.evaluation.labels import load_label
+from vision.geometry.board_view import BoardView
 from vision.locate.config import LocateConfig
 from vision.locate.finder import find_board
 
@@ -61,6 +62,8 @@ def main() -> None:
         for path in paths:
             label = load_label(path.rsplit(".", 1)[0] + ".json")
             frame = cv2.imread(path)
+            if frame is None:
+                raise SystemExit(f"{path}: cannot read as an image")
             row = [path.rsplit("/", 1)[-1]]
             for name, config in configs.items():
                 t0 = time.process_time()
@@ -68,7 +71,7 @@ def main() -> None:
                 ms = (time.process_time() - t0) * 1000.0
                 tot = totals[name]
                 tot.ms.append(ms)
-                if view and label.has_board:
+                if isinstance(view, BoardView) and label.has_board:
                     true = np.array([c.center_px for c in label.cells])
                     err = cell_errors(view.cell_centers_px(), true).max() / label.cell_spacing_px
                     tot.found += 1
