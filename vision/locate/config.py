@@ -127,6 +127,33 @@ class LocateConfig:
     #: degrees, 1.23 against the board's 1.35).
     min_peak_board_score: float = 1.4
 
+    # --- enlarged search (``finder._zoom_search``) ---------------------------------------
+    #: When nothing is found, search again, scaled up to the working width, the parts of
+    #: the frame where the network marked cells: a board small in the frame and seen from
+    #: low down has rings too small and crowded at the working scale for the rings' search,
+    #: while the network (which sees the whole board) still marks it. A grid found there
+    #: passes the same judge, on the enlarged image, and is finished on the frame.
+    zoom_fallback: bool = True
+    #: Fewest peaks in a cluster searched again ...
+    zoom_min_peaks: int = 6
+    #: ... peaks closer than this many times the median distance from a peak to its
+    #: nearest one being one cluster ...
+    zoom_link: float = 2.5
+    #: ... the region being each of these many times the cluster's extent in turn (its
+    #: peaks are cell centres, 3 of the board's 4.5-5 pitches; the rest is margin for the
+    #: outline, which the peaks of a partly marked board underestimate: the wider region
+    #: is tried when the closer one finds nothing) ...
+    zoom_extents: tuple[float, ...] = (2.0, 2.5)
+    #: ... at most this many clusters, and only a region that the search sees at least
+    #: this many times larger than in the working image.
+    zoom_max_regions: int = 2
+    zoom_min_gain: float = 1.25
+    #: A grid found in an enlarged region is taken only when it scores this much (the bar
+    #: ``min_peak_board_score`` sets for the network's own grid when the ring search finds
+    #: nothing, for the same reason: the crop's judge counts the network's peaks too, and
+    #: they lift grids fitted 0.3-0.7 pitch off over ``min_board_score``).
+    zoom_min_score: float = 1.4
+
     # --- board outlines (quadrilaterals) --------------------------------------------------
     #: Width of the image searched for board outlines: the outline is big, 480 px is plenty.
     quad_width_px: int = 480

@@ -29,6 +29,11 @@ Steps (each in its own module):
    repeated at full resolution in a window around the grid, and the camera (focal length
    unless calibrated, and pose) is fitted to the matched ring-edge points directly
    (``pose``).
+
+When steps 2-4 find nothing, they are run again on enlarged parts of the frame where the
+network's peaks cluster (``_zoom_search``): a board small in the frame and seen from low
+down shows its rings too small at the working scale. A grid judged there is finished on
+the frame (step 5) like any other.
 """
 
 from __future__ import annotations
@@ -311,37 +316,18 @@ def find_board(
     work_f = smoothed(work, config.smooth_sigma_px)
     edge = EdgeConfig(min_edge=edge_threshold(work_f, config),
                       radius_range=config.ring_radius_range)
-    peaks = frame_peaks(frame, scale, config)
-    hyps = peak_hypotheses(peaks[0], peaks[1], config)
-    fitted = unsure = None
-    if hyps and hyps[0].inliers >= config.peak_full_lattice:
-        # The network found the grid: the ring search runs only if its fit is not sure.
-        hyps = size_outlines([h for h in hyps if h.inliers >= config.peak_full_lattice],
-                             work_f, edge, config)
-        fitted = fit_grid(work_f, hyps, config, edge, peaks=peaks[0])
-        if fitted is not None and fitted[2] < config.sure_board_score:
-            unsure, fitted = fitted, None
+    fitted, peaks, reason = _find_grid(frame, work, work_f, edge, scale, config)
+    if fitted is None and config.zoom_fallback:
+        fitted = _zoom_search(frame, peaks[0], scale, config)
+        if fitted is not None:
+            # The crop's grid is finished on the frame itself, with the frame's edge
+            # threshold and line width (the crop's marking and cell shape are kept).
+            fitted = (*fitted[:3], replace(fitted[3], min_edge=edge.min_edge,
+                                           line_halfwidth_px=edge.line_halfwidth_px),
+                      fitted[4])
     if fitted is None:
-        fitted, n_hyps, n_ells = _search(frame, work, work_f, edge, config)
-        if unsure is not None and (
-                (unsure[2] >= config.min_peak_board_score
-                 and (fitted is None or fitted[2] < config.min_board_score))
-                or (fitted is not None
-                    and config.min_board_score <= fitted[2] < unsure[2]
-                    and _apart(fitted[0], unsure[0]) > 1.0)):
-            # Rings too few for the ring search (a low view, a crowded board): the
-            # network's grid, when its own evidence is clear enough. Also when the ring
-            # search settled elsewhere (a chequered cloth beside the board) with less
-            # evidence: of two places, the better judged.
-            fitted = unsure
-        if fitted is None:
-            return BoardNotFound(
-                f"no grid of rings among {n_ells} ring candidates and no board outline"
-                if n_hyps == 0 else
-                f"no grid of cells with a board around it ({n_hyps} hypotheses checked)")
+        return BoardNotFound(reason)
     H_work, radius, score, edge, lay = fitted
-    if score < config.min_board_score:
-        return BoardNotFound(f"the best grid has too little evidence (score {score:.2f})")
     placed = False
     if config.outline_grid:
         H_new, lay = _outline_grid(work_f, H_work, radius, edge, lay, scale, intrinsics, (w, h),
@@ -382,6 +368,123 @@ def find_board(
         view = _fit_with_frame(work_f, scale, H, radius, lay, (w, h), intrinsics, config,
                                score, edge, rings, view)
     return view
+
+
+Fitted = tuple[FloatArray, float, float, EdgeConfig, LayoutFit]
+
+
+def _find_grid(frame: NDArray[np.uint8], work: NDArray[np.uint8], work_f: NDArray[np.float32],
+               edge: EdgeConfig, scale: float, config: LocateConfig,
+               ) -> tuple[Fitted | None, tuple[FloatArray, FloatArray], str]:
+    """Steps 2-4 on one image: the judged grid (work pixels, radius, score, edge config,
+    layout) or None, the network's peaks (work pixels, scores), and why none was found.
+    ``work`` is ``frame`` in grey scaled by ``scale``; ``work_f`` it smoothed."""
+    peaks = frame_peaks(frame, scale, config)
+    hyps = peak_hypotheses(peaks[0], peaks[1], config)
+    fitted = unsure = None
+    if hyps and hyps[0].inliers >= config.peak_full_lattice:
+        # The network found the grid: the ring search runs only if its fit is not sure.
+        hyps = size_outlines([h for h in hyps if h.inliers >= config.peak_full_lattice],
+                             work_f, edge, config)
+        fitted = fit_grid(work_f, hyps, config, edge, peaks=peaks[0])
+        if fitted is not None and fitted[2] < config.sure_board_score:
+            unsure, fitted = fitted, None
+    if fitted is None:
+        fitted, n_hyps, n_ells = _search(frame, work, work_f, edge, config)
+        if unsure is not None and (
+                (unsure[2] >= config.min_peak_board_score
+                 and (fitted is None or fitted[2] < config.min_board_score))
+                or (fitted is not None
+                    and config.min_board_score <= fitted[2] < unsure[2]
+                    and _apart(fitted[0], unsure[0]) > 1.0)):
+            # Rings too few for the ring search (a low view, a crowded board): the
+            # network's grid, when its own evidence is clear enough. Also when the ring
+            # search settled elsewhere (a chequered cloth beside the board) with less
+            # evidence: of two places, the better judged.
+            fitted = unsure
+        if fitted is None:
+            return None, peaks, (
+                f"no grid of rings among {n_ells} ring candidates and no board outline"
+                if n_hyps == 0 else
+                f"no grid of cells with a board around it ({n_hyps} hypotheses checked)")
+    if fitted[2] < config.min_board_score:
+        return None, peaks, f"the best grid has too little evidence (score {fitted[2]:.2f})"
+    return fitted, peaks, ""
+
+
+def zoom_regions(peaks: FloatArray, size_wh: tuple[int, int], config: LocateConfig,
+                 ) -> list[tuple[int, int, int, int]]:
+    """Boxes (x0, y0, x1, y1, frame pixels) worth searching again enlarged: around each
+    cluster of at least ``zoom_min_peaks`` cell-centre peaks (``peaks`` in frame pixels),
+    each of ``zoom_extents`` times the cluster's extent, of the frame's proportions; the
+    clusters with most peaks first, at most ``zoom_max_regions`` of them; none that would
+    not enlarge the image by at least ``zoom_min_gain`` over the working image."""
+    if len(peaks) < config.zoom_min_peaks:
+        return []
+    w, h = size_wh
+    # Single-linkage clusters: peaks closer than ``zoom_link`` times the typical distance
+    # from a peak to its nearest one are one cluster.
+    d = np.hypot(*(peaks[:, None, :] - peaks[None, :, :]).transpose(2, 0, 1))
+    np.fill_diagonal(d, np.inf)
+    near = d <= config.zoom_link * float(np.median(d.min(axis=1)))
+    label = np.arange(len(peaks))
+    while True:
+        nxt = np.array([min(label[k], int(label[near[k]].min(initial=label[k])))
+                        for k in range(len(peaks))])
+        nxt = nxt[nxt]
+        if np.array_equal(nxt, label):
+            break
+        label = nxt
+    clusters = sorted((np.flatnonzero(label == c) for c in np.unique(label)),
+                      key=lambda idx: (-len(idx), int(idx[0])))
+    boxes = []
+    for idx in clusters[: config.zoom_max_regions]:
+        if len(idx) < config.zoom_min_peaks:
+            break
+        pts = peaks[idx]
+        centre = (pts.min(axis=0) + pts.max(axis=0)) / 2.0
+        for extent in config.zoom_extents:
+            ext = np.ptp(pts, axis=0) * extent
+            cw = min(max(float(ext[0]), float(ext[1]) * w / h), float(w))
+            gain = config.work_width_px / cw / min(1.0, config.work_width_px / w)
+            if gain < config.zoom_min_gain:
+                continue
+            ch = cw * h / w
+            x0 = round(float(np.clip(centre[0] - cw / 2.0, 0.0, w - cw)))
+            y0 = round(float(np.clip(centre[1] - ch / 2.0, 0.0, h - ch)))
+            boxes.append((x0, y0, min(w, x0 + round(cw)), min(h, y0 + round(ch))))
+    return boxes
+
+
+def _zoom_search(frame: NDArray[np.uint8], peaks_work: FloatArray, scale: float,
+                 config: LocateConfig) -> Fitted | None:
+    """The search again on enlarged parts of the frame where the network marked cells
+    (``zoom_regions``), for a board too small in the frame for its rings to be seen at
+    the working scale: each part of the (undistorted) frame is scaled to the working
+    width and searched and judged as a frame of its own (steps 2-4, never a zoom again).
+    The first grid judged a board, in the frame's work pixels, or None."""
+    h, w = frame.shape[:2]
+    peaks = (peaks_work + 0.5) / scale - 0.5  # frame pixels
+    for x0, y0, x1, y1 in zoom_regions(peaks, (w, h), config):
+        z = config.work_width_px / (x1 - x0)
+        crop = cv2.resize(frame[y0:y1, x0:x1], None, fx=z, fy=z,
+                          interpolation=cv2.INTER_AREA if z < 1.0 else cv2.INTER_LINEAR)
+        work = cv2.cvtColor(crop, cv2.COLOR_BGR2GRAY)
+        work_f = smoothed(work, config.smooth_sigma_px)
+        edge = EdgeConfig(min_edge=edge_threshold(work_f, config),
+                          radius_range=config.ring_radius_range)
+        fitted, _, _ = _find_grid(crop, work, work_f, edge, 1.0, config)
+        if fitted is None or fitted[2] < config.zoom_min_score:
+            continue
+        # Crop pixels -> frame work pixels (pixel centres: x_frame + 0.5 = (x_crop + 0.5) / z
+        # + x0).
+        to_frame = np.array([[1.0 / z, 0.0, x0 + 0.5 / z - 0.5],
+                             [0.0, 1.0 / z, y0 + 0.5 / z - 0.5], [0.0, 0.0, 1.0]])
+        # Frame -> work pixels as the finder maps back (``S`` in ``find_board``).
+        H = np.diag([scale, scale, 1.0]) @ to_frame @ fitted[0]
+        log.debug("board found in the enlarged region %s (x%.2f)", (x0, y0, x1, y1), z)
+        return (H / H[2, 2], *fitted[1:])
+    return None
 
 
 def _refit_near_arcs(
