@@ -79,3 +79,11 @@ def test_zoom_regions_frame_each_cluster_of_peaks():
     spread = np.mgrid[0:4, 0:4].reshape(2, -1).T * [400.0, 230.0] + 20.0
     assert zoom_regions(spread, (1280, 720), config) == []
     assert zoom_regions(board, (1280, 720), replace(config, zoom_min_peaks=17)) == []
+
+
+@pytest.mark.parametrize("knobs", [{"zoom_min_peaks": 1}, {"zoom_link": 0.0},
+                                   {"zoom_max_regions": 0}, {"zoom_extents": ()},
+                                   {"zoom_extents": (2.0, 0.8)}, {"zoom_min_gain": 0.5}])
+def test_enlarged_search_knobs_out_of_range_are_refused(knobs):
+    with pytest.raises(ValueError, match="enlarged search"):
+        LocateConfig(**knobs)

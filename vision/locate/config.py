@@ -441,6 +441,14 @@ class LocateConfig:
                 f"got {self.min_lattice_inliers}")
         if self.line_block_px % 2 == 0 or self.line_block_px < 3:
             raise ValueError(f"line_block_px must be odd and >= 3, got {self.line_block_px}")
+        if (self.zoom_min_peaks < 2 or self.zoom_link <= 0 or self.zoom_max_regions < 1
+                or not self.zoom_extents or min(self.zoom_extents) <= 1.0
+                or self.zoom_min_gain < 1.0):
+            raise ValueError(
+                "the enlarged search needs zoom_min_peaks >= 2, zoom_link > 0, "
+                "zoom_max_regions >= 1, zoom_extents all > 1 and zoom_min_gain >= 1, got "
+                f"{self.zoom_min_peaks!r}, {self.zoom_link!r}, {self.zoom_max_regions!r}, "
+                f"{self.zoom_extents!r}, {self.zoom_min_gain!r}")
 
 
 @dataclass(frozen=True)
