@@ -7,9 +7,15 @@ import numpy as np
 import pytest
 
 from tests.locate.synth import draw_board, make_view
+from vision.geometry.board_view import BoardNotFound
 from vision.locate import BoardTracker, TrackerConfig
 from vision.locate.config import BumpConfig
 
+
+def _bump():
+    """A board's view after a camera bump, and the frames before (``a``) and after (``b``)."""
+    bumped = make_view(47.0, 43.0, target=(0.02, -0.01))
+    return bumped, draw_board(make_view(45.0, 40.0), seed=1), draw_board(bumped, seed=2)
 
 def _still_frames(n: int, seed: int = 0):
     view = make_view(45.0, 40.0)
@@ -31,9 +37,7 @@ def test_still_camera_is_found_once_and_kept():
 
 
 def test_bump_is_recovered_on_the_next_frame():
-    view = make_view(45.0, 40.0)
-    bumped = make_view(47.0, 43.0, target=(0.02, -0.01))
-    a, b = draw_board(view, seed=1), draw_board(bumped, seed=2)
+    bumped, a, b = _bump()
     tracker = BoardTracker()
     assert tracker.update(a, 0.0)
     res = tracker.update(b, 1 / 15.0)
@@ -63,8 +67,6 @@ def test_injected_finder_and_lost_board():
     calls = []
 
     def finder(frame, **kwargs):
-        from vision.geometry.board_view import BoardNotFound
-
         calls.append(1)
         return BoardNotFound("nothing here")
 
@@ -151,11 +153,7 @@ def test_misfit_on_a_hand_far_from_the_kept_pose_is_rejected():
 
 
 def test_board_found_again_after_a_loss_must_be_found_twice():
-    view = make_view(45.0, 40.0)
-    bumped = make_view(47.0, 43.0, target=(0.02, -0.01))
-    a, b = draw_board(view, seed=1), draw_board(bumped, seed=2)
-    from vision.geometry.board_view import BoardNotFound
-
+    bumped, a, b = _bump()
     finder = _ScriptedFinder(BoardNotFound("blurred"))
     tracker = BoardTracker(finder=finder)
     retry = tracker.config.retry_interval_s
@@ -175,11 +173,7 @@ def test_a_board_found_once_after_a_loss_is_confirmed_on_the_next_frame():
     # Fresh game 1023017: the board was found again 0.3 s after a bump, but the confirming
     # search waited for the retry interval, by then the next turn's hand covered the board,
     # and the bump was recovered only 1.5 s after it. The check runs on the very next frame.
-    view = make_view(45.0, 40.0)
-    bumped = make_view(47.0, 43.0, target=(0.02, -0.01))
-    a, b = draw_board(view, seed=1), draw_board(bumped, seed=2)
-    from vision.geometry.board_view import BoardNotFound
-
+    bumped, a, b = _bump()
     finder = _ScriptedFinder(BoardNotFound("blurred"))
     tracker = BoardTracker(finder=finder)
     retry = tracker.config.retry_interval_s
@@ -206,11 +200,7 @@ def test_a_board_found_once_after_a_loss_is_confirmed_on_the_next_frame():
 
 
 def test_searches_while_lost_are_spaced_by_the_retry_interval():
-    view = make_view(45.0, 40.0)
-    bumped = make_view(47.0, 43.0, target=(0.02, -0.01))
-    a, b = draw_board(view, seed=1), draw_board(bumped, seed=2)
-    from vision.geometry.board_view import BoardNotFound
-
+    _, a, b = _bump()
     finder = _ScriptedFinder(*[BoardNotFound("hidden")] * 100)  # never found again
     tracker = BoardTracker(finder=finder)
     assert tracker.update(a, 0.0)
@@ -250,8 +240,6 @@ def test_camera_moved_by_one_cell_does_not_bring_the_kept_pose_back():
     # The lattice repeats: after a bump that moves the image by one cell pitch, the rings
     # stand where the kept pose expects rings, but the image moved, so it is not the board's
     # old place. The kept pose must not come back; the board is searched for.
-    from vision.geometry.board_view import BoardNotFound
-
     view = make_view(45.0, 40.0)
     a = draw_board(view, seed=1)
     c = view.cell_centers_px()

@@ -313,9 +313,7 @@ def find_board(
     scale = min(1.0, config.work_width_px / w)
     work = gray if scale == 1.0 else cv2.resize(gray, None, fx=scale, fy=scale,
                                                  interpolation=cv2.INTER_AREA)
-    work_f = smoothed(work, config.smooth_sigma_px)
-    edge = EdgeConfig(min_edge=edge_threshold(work_f, config),
-                      radius_range=config.ring_radius_range)
+    work_f, edge = _work_edges(work, config)
     fitted, peaks, reason = _find_grid(frame, work, work_f, edge, scale, config)
     if fitted is None and config.zoom_fallback:
         fitted = _zoom_search(frame, peaks[0], scale, config)
@@ -371,6 +369,15 @@ def find_board(
 
 
 Fitted = tuple[FloatArray, float, float, EdgeConfig, LayoutFit]
+
+
+def _work_edges(work: NDArray[np.uint8], config: LocateConfig,
+                ) -> tuple[NDArray[np.float32], EdgeConfig]:
+    """The working image smoothed, and the edge search's settings for it (its own noise
+    sets the weakest edge): what steps 2-4 read, for the frame or an enlarged crop."""
+    work_f = smoothed(work, config.smooth_sigma_px)
+    return work_f, EdgeConfig(min_edge=edge_threshold(work_f, config),
+                              radius_range=config.ring_radius_range)
 
 
 def _find_grid(frame: NDArray[np.uint8], work: NDArray[np.uint8], work_f: NDArray[np.float32],
@@ -470,9 +477,7 @@ def _zoom_search(frame: NDArray[np.uint8], peaks_work: FloatArray, scale: float,
         crop = cv2.resize(frame[y0:y1, x0:x1], None, fx=z, fy=z,
                           interpolation=cv2.INTER_AREA if z < 1.0 else cv2.INTER_LINEAR)
         work = cv2.cvtColor(crop, cv2.COLOR_BGR2GRAY)
-        work_f = smoothed(work, config.smooth_sigma_px)
-        edge = EdgeConfig(min_edge=edge_threshold(work_f, config),
-                          radius_range=config.ring_radius_range)
+        work_f, edge = _work_edges(work, config)
         fitted, _, _ = _find_grid(crop, work, work_f, edge, 1.0, config)
         if fitted is None or fitted[2] < config.zoom_min_score:
             continue
