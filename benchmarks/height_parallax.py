@@ -29,6 +29,7 @@ A throwaway measurement (Python loops, tens of ms per board), not part of the re
 from __future__ import annotations
 
 import argparse
+import pickle
 
 import cv2
 import numpy as np
@@ -41,6 +42,10 @@ from vision.evaluation.labels import iter_labelled_images
 STEP_M = 0.0003
 OFFSETS_M = np.linspace(-0.008, 0.008, 9)
 MARGIN_M = 0.006
+#: Set from the command line: compare with the empty board's template around a cell (rings,
+#: discs) rather than one board colour; count only chromaticity changes and brightening as
+#: piece (a shadow darkens the board and keeps its chromaticity).
+OPTIONS = {"template": True, "shadow_tolerant": False}
 
 
 def sample_lab(frame: np.ndarray, px: np.ndarray) -> np.ndarray:
@@ -50,13 +55,25 @@ def sample_lab(frame: np.ndarray, px: np.ndarray) -> np.ndarray:
     p = np.vstack([p, np.zeros((pad, 2), np.float32)])
     m = cv2.remap(frame, p[:, 0].reshape(-1, 256), p[:, 1].reshape(-1, 256), cv2.INTER_LINEAR,
                   borderMode=cv2.BORDER_REPLICATE).reshape(-1, 1, 3)[:len(px)]
-    return cv2.cvtColor(m.astype(np.float32) / 255.0, cv2.COLOR_BGR2Lab).reshape(-1, 3)
+    f = m.astype(np.float32) / 255.0
+    lab = cv2.cvtColor(f, cv2.COLOR_BGR2Lab).reshape(-1, 3)
+    f = f.reshape(-1, 3)
+    chroma = f / np.maximum(f.sum(axis=1, keepdims=True), 1e-3)
+    return np.hstack([lab, chroma])
 
 
 def step_edge(t: np.ndarray, prof: np.ndarray, ref: np.ndarray, lo: float, hi: float,
               sgn: int) -> float:
-    """Outer extent (metres, along ``sgn``) of the silhouette on (L, T, 3) Lab lines."""
-    dist = np.sqrt(((prof - ref) ** 2).sum(-1))
+    """Outer extent (metres, along ``sgn``) of the silhouette on (L, T, 6) lines (Lab and
+    chromaticity)."""
+    if OPTIONS["shadow_tolerant"]:
+        # A shadow darkens the board but keeps its chromaticity: only a change of
+        # chromaticity or a brightening counts as piece.
+        dist = np.sqrt(((300.0 * (prof[..., 3:] - ref[..., 3:])) ** 2).sum(-1)
+                       + np.maximum(prof[..., 0] - ref[..., 0], 0.0) ** 2)
+    else:
+        dist = np.sqrt(((prof[..., :3] - ref[..., :3]) ** 2).sum(-1))
+    prof = prof[..., :3]
     lev = np.percentile(dist[:, np.abs(t) < 0.012], 75)
     if lev < 12:  # the piece hardly differs from the board (dark on black)
         return float("nan")
@@ -85,6 +102,90 @@ def step_edge(t: np.ndarray, prof: np.ndarray, ref: np.ndarray, lo: float, hi: f
     return float(best) if np.isfinite(best) else float("nan")
 
 
+RHO_STEP_M = 0.00025
+
+
+def board_template(frame: np.ndarray, view, empty: list) -> np.ndarray:
+    """(R, 6) the empty board around a cell by distance from its centre (RHO_STEP_M steps
+    up to 0.72 pitch): the median over the empty cells and 24 directions."""
+    spec = view.spec
+    rho = np.arange(0.0, 0.72 * spec.cell_pitch_m, RHO_STEP_M)
+    ang = np.linspace(0.0, 2 * np.pi, 24, endpoint=False)
+    ec = np.array([spec.cell_center(c) for c in empty])
+    tp = (ec[:, None, None, :] + rho[None, :, None, None]
+          * np.stack([np.cos(ang), np.sin(ang)], -1)[None, None]).reshape(-1, 2)
+    tl = sample_lab(frame, view.project(np.column_stack([tp, np.zeros(len(tp))])))
+    return np.median(tl.reshape(len(ec), len(rho), len(ang), 6).transpose(1, 0, 2, 3)
+                     .reshape(len(rho), -1, 6), axis=1)
+
+
+def template_index(spec, pts: np.ndarray) -> np.ndarray:
+    """Each board point's row in ``board_template``: its distance to the nearest cell centre."""
+    centres = spec.cell_centers()
+    r_near = np.sqrt(((pts[:, None, :] - centres[None, :, :]) ** 2).sum(-1).min(axis=1))
+    return np.round(r_near / RHO_STEP_M).astype(int)
+
+
+def hull_fit(frame: np.ndarray, label) -> list[dict]:
+    """Round pieces only, the label's set known: the hull of base and top fitted in 2D under
+    both heights (offset searched +-5 mm in 0.5 mm steps) to a soft piece/board map on the
+    board plane (0.4 mm samples; shadow-tolerant distance to the empty-board template), scored
+    over a +-3 mm band around the hull's outline. Returns the two best scores per piece."""
+    view = label.board_view
+    spec, ps = view.spec, label.raw["pieces_set"]
+    empty = [c.cell for c in label.cells if c.piece is None]
+    if not empty:
+        return []
+    cam = view.camera.pose.camera_center
+    cz = float(cam[2])
+    ks, kt = cz / (cz - ps["short_height_m"]), cz / (cz - ps["tall_height_m"])
+    template = board_template(frame, view, empty)
+    r = ps["round_diameter_m"] / 2
+    out = []
+    for cl in label.cells:
+        if cl.piece is None or cl.piece.value("shape") != "round":
+            continue
+        c = spec.cell_center(cl.cell)
+        d = float(np.hypot(*(c - cam[:2])))
+        u = (c - cam[:2]) / d
+        v = np.array([-u[1], u[0]])
+        a = np.arange(-r - 0.008, (kt - 1) * d + kt * r + 0.008, 0.0004)
+        b = np.arange(-kt * r - 0.008, kt * r + 0.008, 0.0004)
+        ga, gb = np.meshgrid(a, b, indexing="ij")
+        pts = (c + ga[..., None] * u + gb[..., None] * v).reshape(-1, 2)
+        f = sample_lab(frame, view.project(np.column_stack([pts, np.zeros(len(pts))])))
+        idx = template_index(spec, pts)
+        ref = np.where((idx < len(template))[:, None],
+                       template[np.minimum(idx, len(template) - 1)],
+                       np.median(template[-40:], axis=0))
+        dist = np.sqrt(((300.0 * (f[:, 3:] - ref[:, 3:])) ** 2).sum(-1)
+                       + np.maximum(f[:, 0] - ref[:, 0], 0) ** 2)
+        lev = np.percentile(dist, 90)
+        if lev < 12:
+            continue
+        piece = np.clip(dist / (0.5 * lev) - 0.5, 0, 1).reshape(ga.shape)
+        score = {}
+        for name, k in (("score_short", ks), ("score_tall", kt)):
+            best = -np.inf
+            for du in np.arange(-0.005, 0.0051, 0.0005):
+                for dv in np.arange(-0.005, 0.0051, 0.0005):
+                    # A capsule whose radius grows from r (base) to k r (top).
+                    su, sv = k * (d + du) - d - du, (k - 1) * dv
+                    lam = np.clip(((ga - du) * su + (gb - dv) * sv) / (su * su + sv * sv + 1e-12),
+                                  0, 1)
+                    sd = (np.hypot(ga - du - lam * su, gb - dv - lam * sv)
+                          - r * (1 + lam * (k - 1)))
+                    band = np.abs(sd) < 0.003
+                    best = max(best, float(np.sum((piece[band] - 0.5)
+                                                  * np.where(sd[band] < 0, 1.0, -1.0))))
+            score[name] = best
+        a2 = view.project(np.array([[*c, 0.0], [*(c + 0.001 * u), 0.0]]))
+        out.append({"tall": cl.piece.value("height") == "tall", **score,
+                    "diff_px": (kt - ks) * max(d - r, 0.0) * 1000 * np.linalg.norm(a2[1] - a2[0]),
+                    "style": label.board_style})
+    return out
+
+
 def elongations(frame: np.ndarray, label, occupied: list[int]) -> list[dict]:
     """Measured and predicted elongation (pixels) of each occupied cell's silhouette."""
     view = label.board_view
@@ -98,33 +199,54 @@ def elongations(frame: np.ndarray, label, occupied: list[int]) -> list[dict]:
     v = np.column_stack([-u[:, 1], u[:, 0]])
     t = np.arange(-1.6 * pitch, 1.6 * pitch + 1e-12, STEP_M)
 
-    def lines(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    cz = float(cam[2])
+    ks, kt = cz / (cz - ps["short_height_m"]), cz / (cz - ps["tall_height_m"])
+    # Tangential lines must cross the top, displaced (k - 1) d away from the foot: they
+    # span the cell centre to the tall top's centre, with the same margins.
+    tang_off = (np.linspace(0.0, 1.0, 2 * len(OFFSETS_M) - 1)[None, :]
+                * ((kt - 1) * d[:, None] + 2 * OFFSETS_M[-1]) + OFFSETS_M[0])
+
+    def lines(a: np.ndarray, b: np.ndarray, off: np.ndarray) -> np.ndarray:
         return (xy[:, None, None, :] + t[None, None, :, None] * a[:, None, None, :]
-                + OFFSETS_M[None, :, None, None] * b[:, None, None, :]).reshape(-1, 2)
+                + off[:, :, None, None] * b[:, None, None, :]).reshape(-1, 2)
 
     corners = np.array([[0.5, 0.5], [0.5, -0.5], [-0.5, 0.5], [-0.5, -0.5]]) * pitch
     jit = np.array([[0, 0], [0.003, 0], [-0.003, 0], [0, 0.003], [0, -0.003]])
     ref_pts = (xy[:, None, None, :] + corners[None, :, None, :] + jit[None, None]).reshape(-1, 2)
-    pts = np.vstack([lines(u, v), lines(v, u), ref_pts])
+    pts = np.vstack([lines(u, v, np.broadcast_to(OFFSETS_M, (len(xy), len(OFFSETS_M)))),
+                     lines(v, u, tang_off), ref_pts])
     lab = sample_lab(frame, view.project(np.column_stack([pts, np.zeros(len(pts))])))
     k1 = len(xy) * len(OFFSETS_M) * len(t)
-    radial = lab[:k1].reshape(len(xy), len(OFFSETS_M), len(t), 3)
-    tangential = lab[k1:2 * k1].reshape(radial.shape)
-    ref = np.median(lab[2 * k1:].reshape(len(xy), 20, 3), axis=1)
-    cz = float(cam[2])
-    ks, kt = cz / (cz - ps["short_height_m"]), cz / (cz - ps["tall_height_m"])
+    k2 = k1 + len(xy) * tang_off.shape[1] * len(t)
+    radial = lab[:k1].reshape(len(xy), len(OFFSETS_M), len(t), 6)
+    tangential = lab[k1:k2].reshape(len(xy), tang_off.shape[1], len(t), 6)
+    ref = np.median(lab[k2:].reshape(len(xy), 20, 6), axis=1)
+    rad_ref = np.broadcast_to(ref[:, None, None, :], radial.shape).copy()
+    tan_ref = np.broadcast_to(ref[:, None, None, :], tangential.shape).copy()
+    empty = [c.cell for c in label.cells if c.piece is None]
+    if OPTIONS["template"] and empty:
+        # The empty board around a cell as a function of the distance from its centre (rings,
+        # discs: the same on every cell), from the empty cells; a line point compares with
+        # the template at its distance from its own nearest cell centre.
+        template = board_template(frame, view, empty)
+        for arr, pts_ in ((rad_ref, pts[:k1]), (tan_ref, pts[k1:k2])):
+            idx = template_index(spec, pts_)
+            inside = idx < len(template)
+            flat = arr.reshape(-1, 6)
+            flat[inside] = template[idx[inside]]
     out = []
     for j, i in enumerate(occupied):
         piece = label.cells[i].piece
         w = ps["round_diameter_m"] if piece.value("shape") == "round" else ps["square_side_m"]
         dd = d[j]
         ext = [
-            step_edge(t, radial[j], ref[j], ks * (dd + w / 2) - dd - MARGIN_M,
+            step_edge(t, radial[j], rad_ref[j], ks * (dd + w / 2) - dd - MARGIN_M,
                       kt * (dd + w / 2) - dd + MARGIN_M, 1),
-            step_edge(t, radial[j], ref[j], max(w / 2 - MARGIN_M, 0.0), w / 2 + MARGIN_M, -1),
-            step_edge(t, tangential[j], ref[j], ks * w / 2 - MARGIN_M, kt * w / 2 + MARGIN_M, 1),
-            step_edge(t, tangential[j], ref[j], ks * w / 2 - MARGIN_M, kt * w / 2 + MARGIN_M,
-                      -1),
+            step_edge(t, radial[j], rad_ref[j], max(w / 2 - MARGIN_M, 0.0), w / 2 + MARGIN_M, -1),
+            step_edge(t, tangential[j], tan_ref[j], ks * w / 2 - MARGIN_M,
+                      kt * w / 2 + MARGIN_M, 1),
+            step_edge(t, tangential[j], tan_ref[j], ks * w / 2 - MARGIN_M,
+                      kt * w / 2 + MARGIN_M, -1),
         ]
         a = view.project(np.array([[*xy[j], 0.0], [*(xy[j] + 0.001 * u[j]), 0.0]]))
         px_per_m = 1000.0 * float(np.linalg.norm(a[1] - a[0]))
@@ -132,7 +254,10 @@ def elongations(frame: np.ndarray, label, occupied: list[int]) -> list[dict]:
             "measured": (ext[0] + ext[1] - ext[2] - ext[3]) * px_per_m,
             "e_short": (ks - 1) * max(dd - w / 2, 0.0) * px_per_m,
             "e_tall": (kt - 1) * max(dd - w / 2, 0.0) * px_per_m,
-            "d_m": dd,
+            "d_m": dd, "extents_m": np.array(ext), "px_per_m": px_per_m, "u": u[j],
+            "offset_m": np.asarray(label.raw["cells"][i]["piece"]["position_m"][:2]) - xy[j],
+            "k": (ks, kt), "w_m": w, "shape": piece.value("shape"),
+            "yaw": label.raw["cells"][i]["piece"]["yaw_deg"],
         })
     return out
 
@@ -170,7 +295,32 @@ def main() -> None:
     parser.add_argument("folder")
     parser.add_argument("--min-elevation", type=float, default=60.0)
     parser.add_argument("--errors", action="store_true", help="list the height errors")
+    parser.add_argument("--dump", metavar="FILE", help="pickle every piece's row to FILE")
+    parser.add_argument("--single-colour", action="store_true",
+                        help="compare with one board colour (between-cell corners), not the "
+                             "empty board's template around a cell")
+    parser.add_argument("--shadow-tolerant", action="store_true",
+                        help="only chromaticity changes and brightening count as piece")
+    parser.add_argument("--fit", action="store_true",
+                        help="instead: the 2D hull fit of round pieces (slow, ~0.3 s a piece)")
     args = parser.parse_args()
+    OPTIONS["template"] = not args.single_colour
+    OPTIONS["shadow_tolerant"] = args.shadow_tolerant
+    if args.fit:
+        fits = []
+        for label in iter_labelled_images(args.folder):
+            if (label.board_view is not None and label.elevation_deg is not None
+                    and label.elevation_deg >= args.min_elevation):
+                fits += hull_fit(cv2.imread(str(label.image_path)), label)
+        right = np.array([(f["score_tall"] > f["score_short"]) == f["tall"] for f in fits])
+        diff = np.array([f["diff_px"] for f in fits])
+        print(f"hull fit, round pieces at {args.min_elevation:g} degrees and up: {len(fits)}, "
+              f"the better-fitting height right on {right.mean():.1%}")
+        for lo, hi in ((0, 4), (4, 8), (8, 1e9)):
+            m = (diff >= lo) & (diff < hi)
+            print(f"  tall-short elongation {lo}-{hi if hi < 1e9 else 'up'} px: {m.sum():4d} "
+                  f"pieces, right on {right[m].mean() if m.any() else float('nan'):.1%}")
+        return
     recorder = Recorder()
     rows = []
     for label in iter_labelled_images(args.folder):
@@ -193,6 +343,9 @@ def main() -> None:
                          "net": rec["net"][i] if "net" in rec else float("nan"),
                          "board": rec["board"][i] if "board" in rec else 0.0,
                          "hand": rec["hand"][i], "fused": rec["fused"][i]})
+    if args.dump:
+        with open(args.dump, "wb") as f:
+            pickle.dump(rows, f)
     tall = np.array([r["tall"] for r in rows])
     wrong = np.array([r["read"] is not None and r["read"] != r["tall"] for r in rows])
     meas = np.array([r["measured"] for r in rows])
@@ -206,6 +359,7 @@ def main() -> None:
     resid = (meas - np.where(tall, et, es))[ok]
     print(f"elongation residual (px): median {np.median(resid):+.1f}, "
           f"MAD {np.median(np.abs(resid - np.median(resid))):.1f}")
+    print(f"  all measured: the nearer height right on {right[ok].mean():.1%}")
     for lo, hi in ((0, 2), (2, 4), (4, 6), (6, 8), (8, 1e9)):
         m = ok & (diff >= lo) & (diff < hi)
         print(f"  tall-short elongation {lo}-{hi if hi < 1e9 else 'up'} px: {m.sum():5d} pieces, "
