@@ -33,7 +33,11 @@ Steps (each in its own module):
 When steps 2-4 find nothing, they are run again on enlarged parts of the frame where the
 network's peaks cluster (``_zoom_search``): a board small in the frame and seen from low
 down shows its rings too small at the working scale. A grid judged there is finished on
-the frame (step 5) like any other.
+the frame (step 5) like any other. When that finds nothing too, grids are placed inside the
+board's outlines refined onto straight edges (``_outline_search``): a crowded board seen
+from low down hides most rings, while its four sides and the pieces' feet on its cells
+(the network's peaks) stay in view; such a grid must find the board's sides again where
+it puts them.
 """
 
 from __future__ import annotations
