@@ -154,6 +154,32 @@ class LocateConfig:
     #: they lift grids fitted 0.3-0.7 pitch off over ``min_board_score``).
     zoom_min_score: float = 1.4
 
+    # --- the search from the board's outline (``finder._outline_search``) -----------------
+    #: When nothing is found (even enlarged), the grid is placed inside each board outline
+    #: refined onto straight edges (``quad.refine_quad``), for each board family, its side
+    #: over the pitch (the family's range in ``outline_search_side_step``) the one whose
+    #: cells hold the most of the network's peaks (then the most ring support). A crowded
+    #: board seen from low down hides most rings, but its four sides against the table and
+    #: the pieces' feet on the cells stay in view.
+    outline_search: bool = True
+    outline_search_side_step: float = 0.05
+    #: The outlines searched start from the regions' quadrilaterals and from the squares
+    #: around up to ``outline_search_lattices`` of the network's peak lattices (any number
+    #: of peaks from ``peak_min_inliers``), at these multiples of the family's nominal side.
+    outline_search_lattices: int = 2
+    outline_search_square_scales: tuple[float, ...] = (1.0, 1.1)
+    #: Only the ``outline_search_max_grids`` grids so placed holding the most peaks are
+    #: judged further (the same outline is found from several starts, and a 45-degree
+    #: board's outline also places axis-aligned grids holding fewer peaks).
+    outline_search_max_grids: int = 6
+    #: The grid, placed as it stands and fitted to the cell outlines, is judged as any grid
+    #: (the network's peaks counted on its cells); it is taken only when the board's four
+    #: sides, searched again around the square the judged grid implies, are found with
+    #: every corner within this many pitches of it (the outline seen whole and where the
+    #: grid puts it: grids misplaced by a row or on the pieces' tops were 0.47 pitch and
+    #: more off on the development misses, the boards found 0.08-0.17).
+    outline_search_max_corner_pitch: float = 0.25
+
     # --- board outlines (quadrilaterals) --------------------------------------------------
     #: Width of the image searched for board outlines: the outline is big, 480 px is plenty.
     quad_width_px: int = 480
@@ -449,6 +475,14 @@ class LocateConfig:
                 "zoom_max_regions >= 1, zoom_extents all > 1 and zoom_min_gain >= 1, got "
                 f"{self.zoom_min_peaks!r}, {self.zoom_link!r}, {self.zoom_max_regions!r}, "
                 f"{self.zoom_extents!r}, {self.zoom_min_gain!r}")
+        if (self.outline_search_side_step <= 0 or self.outline_search_max_corner_pitch <= 0
+                or self.outline_search_lattices < 0 or self.outline_search_max_grids < 1):
+            raise ValueError(
+                "the outline search needs outline_search_side_step > 0, "
+                "outline_search_max_corner_pitch > 0, outline_search_lattices >= 0 and "
+                f"outline_search_max_grids >= 1, got {self.outline_search_side_step!r}, "
+                f"{self.outline_search_max_corner_pitch!r}, {self.outline_search_lattices!r}, "
+                f"{self.outline_search_max_grids!r}")
 
 
 @dataclass(frozen=True)

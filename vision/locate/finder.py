@@ -33,7 +33,11 @@ Steps (each in its own module):
 When steps 2-4 find nothing, they are run again on enlarged parts of the frame where the
 network's peaks cluster (``_zoom_search``): a board small in the frame and seen from low
 down shows its rings too small at the working scale. A grid judged there is finished on
-the frame (step 5) like any other.
+the frame (step 5) like any other. When that finds nothing too, grids are placed inside the
+board's outlines refined onto straight edges (``_outline_search``): a crowded board seen
+from low down hides most rings, while its four sides and the pieces' feet on its cells
+(the network's peaks) stay in view; such a grid must find the board's sides again where
+it puts them.
 """
 
 from __future__ import annotations
@@ -323,6 +327,8 @@ def find_board(
             fitted = (*fitted[:3], replace(fitted[3], min_edge=edge.min_edge,
                                            line_halfwidth_px=edge.line_halfwidth_px),
                       fitted[4])
+    if fitted is None and config.outline_search:
+        fitted = _outline_search(frame, work, work_f, edge, peaks, config)
     if fitted is None:
         return BoardNotFound(reason)
     H_work, radius, score, edge, lay = fitted
@@ -490,6 +496,115 @@ def _zoom_search(frame: NDArray[np.uint8], peaks_work: FloatArray, scale: float,
         log.debug("board found in the enlarged region %s (x%.2f)", (x0, y0, x1, y1), z)
         return (H / H[2, 2], *fitted[1:])
     return None
+
+
+def _refined_quads(frame: NDArray[np.uint8], work: NDArray[np.uint8],
+                   work_f: NDArray[np.float32], edge: EdgeConfig,
+                   peaks: tuple[FloatArray, FloatArray], config: LocateConfig,
+                   ) -> list[FloatArray]:
+    """Board outlines (work pixels) refined onto the straight edges along them
+    (``refine_quad``), those within ``quad_refine_tol_px`` of one already kept left out.
+    They start from the outlines of regions (``board_quads``) and from the squares the
+    network's peak lattices imply (each family's nominal side, and a tenth larger: a
+    lattice partly on the pieces' feet is a few tenths of a pitch off, within the reach of
+    the refinement, while the board's own region is often cut by its pieces)."""
+    qscale = min(1.0, config.quad_width_px / work.shape[1])
+    small = work if qscale == 1.0 else cv2.resize(work, None, fx=qscale, fy=qscale,
+                                                   interpolation=cv2.INTER_AREA)
+    colour = _shrink(frame, (small.shape[1], small.shape[0]))
+    starts = [q / qscale for q in board_quads(small, config, colour)]
+    families = {rotation: side for rotation, side, _, _ in config.board_families}
+    lattices = (peak_hypotheses(peaks[0], peaks[1],
+                                replace(config, peak_max_lattices=config.outline_search_lattices))
+                if config.outline_search_lattices else [])
+    for hyp in lattices:
+        for rotation, side in families.items():
+            for grow in config.outline_search_square_scales:
+                half = side * grow / 2.0
+                starts.append(apply_h(hyp.H @ board_to_grid(rotation), np.array(
+                    [[-half, -half], [half, -half], [half, half], [-half, half]])))
+    kept: list[FloatArray] = []
+    for q in starts:
+        if not np.all(np.isfinite(q)):
+            continue
+        for refined in refine_quad(work_f, q, edge.min_edge, config):
+            if all(quad_distance(refined, k) > config.quad_refine_tol_px for k in kept):
+                kept.append(refined)
+    return kept
+
+
+def outline_corner_pitch(work_f: NDArray[np.float32], H: FloatArray, lay: LayoutFit,
+                         edge: EdgeConfig, config: LocateConfig) -> float:
+    """How far (pitches) the board's four sides, searched around the square the grid ``H``
+    and layout ``lay`` imply (``refine_quad``), put its farthest corner from that square's;
+    infinite when a side is not found. Small when the board's outline is seen whole and
+    where the grid puts it."""
+    half = lay.side / 2.0
+    corners = apply_h(H @ board_to_grid(lay.rotation_deg),
+                      np.array([[-half, -half], [half, -half], [half, half], [-half, half]]))
+    if not np.all(np.isfinite(corners)):
+        return math.inf
+    quads = refine_quad(work_f, corners, edge.min_edge, config)
+    if not quads:
+        return math.inf
+    return min(float(np.hypot(*(q - corners).T).max()) for q in quads) / _pitch_px(H)
+
+
+def _outline_search(frame: NDArray[np.uint8], work: NDArray[np.uint8],
+                    work_f: NDArray[np.float32], edge: EdgeConfig,
+                    peaks: tuple[FloatArray, FloatArray], config: LocateConfig,
+                    ) -> Fitted | None:
+    """The grid placed inside a board's outline, for a crowded board seen from low down
+    whose rings are mostly hidden (``outline_search*`` in ``LocateConfig``): the best
+    judged grid (work pixels) whose board's four sides are found where it puts them, or
+    None.
+
+    For each refined outline and board family the grid is centred and turned with the
+    square, its side over the pitch the one whose cells hold most of the network's peaks
+    (``peaks``: work pixels and scores; then most ring support). The grids holding the
+    most peaks, each as it stands and fitted to the cell outlines from the longest reach,
+    are judged (the peaks counted on their cells, ``_judge``) and must find the board's
+    outline again around themselves (``outline_corner_pitch``)."""
+    size_wh = (work_f.shape[1], work_f.shape[0])
+    placed: list[tuple[int, float, FloatArray, float, EdgeConfig]] = []
+    for quad in _refined_quads(frame, work, work_f, edge, peaks, config):
+        for rotation, _, radius, shape in config.board_families:
+            lo, hi = (config.diagonal_side_range if rotation == 45.0
+                      else config.axis_side_range)
+            grids = quad_grids(quad, np.arange(lo, hi + 1e-9, config.outline_search_side_step),
+                               rotation)
+            if not grids:
+                continue
+            n_peaks = np.array([peaks_on_grid(peaks[0], H, config) for H in grids])
+            if n_peaks.max() < config.min_candidates_on_grid:
+                continue  # the judge would refuse every one
+            e = replace(edge, shape=shape)
+            most = np.flatnonzero(n_peaks == n_peaks.max())
+            support = [ring_support(work_f, grids[k], radius, e, tol_px=2.0) for k in most]
+            k = int(most[int(np.argmax(support))])
+            if plausible_grid(grids[k], size_wh, config.min_ring_axis_px,
+                              config.max_foreshortening):
+                placed.append((int(n_peaks[k]), max(support), grids[k], radius, e))
+    placed.sort(key=lambda c: (-c[0], -c[1]))
+    best: Fitted | None = None
+    no_shift = 1e9  # ``best_window``'s margin: this window's own figures, never another's
+    for _, _, H0, radius, e in placed[: config.outline_search_max_grids]:
+        reaches = tuple(max(1.0, f * _pitch_px(H0)) for f in config.reach_schedule)
+        Hf, rf, _, ef = grow_fit(work_f, H0, radius, reaches, e,
+                                 np.zeros((0, 2), dtype=np.int64), measure=False)
+        for H, r, ee in ((H0, radius, e), (Hf, rf, ef)):
+            _, inner, outer = best_window(work_f, H, r, ee, no_shift)
+            judged = _judge(work_f, H, r, ee, inner, outer, [], peaks[0], config)
+            if judged is None or (best is not None and judged[0] <= best[2]):
+                continue
+            if (outline_corner_pitch(work_f, H, judged[1], edge, config)
+                    > config.outline_search_max_corner_pitch):
+                continue
+            best = (H, r, judged[0], ee, judged[1])
+    if best is None or best[2] < config.min_board_score:
+        return None
+    log.debug("board placed inside its outline (score %.2f)", best[2])
+    return best
 
 
 def _refit_near_arcs(
