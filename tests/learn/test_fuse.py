@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from vision.learn.fuse import fuse_observations
@@ -65,8 +63,9 @@ def test_fused_reader_runs_both_readers() -> None:
 
 
 def test_fused_reader_without_its_extra_steps_is_the_plain_fusion() -> None:
-    """``read_cells_fused`` with the board colours, the brightening, the odds calibration and
-    the count prior switched off gives exactly what fusing the two readers' observations gives."""
+    """``read_cells_fused`` with the board colours, the brightening and the odds calibration
+    switched off gives exactly what fusing the two readers' observations gives."""
+    from pathlib import Path
 
     import cv2
     import numpy as np
@@ -85,7 +84,7 @@ def test_fused_reader_without_its_extra_steps_is_the_plain_fusion() -> None:
     assert view
     off = read_cells_fused(image, view, colours=BoardColourConfig(weight=0.0),
                            exposure=ExposureConfig(max_gain=1.0),
-                           calibration=OddsCalibration.identity(), count_prior=False)
+                           calibration=OddsCalibration.identity())
     plain = fuse_observations(read_cells(image, view), read_cells_learned(image, view),
                               weights=HAND_LEARNED_WEIGHTS)
     for a, b in zip(off.cells, plain.cells, strict=True):
@@ -111,59 +110,3 @@ def test_fused_reader_checks_the_frame_and_a_missing_board_reads_nothing() -> No
         read_cells_fused(np.zeros((360, 640), np.uint8), BoardNotFound("no board"))
     with pytest.raises(ValueError, match="frame_bgr"):
         read_cells_fused(image[..., :2].copy(), make_view())
-
-
-def test_count_prior_moves_only_mostly_hidden_cells() -> None:
-    """Behind a piece the board's count decides: a hidden cell's odds move by
-    logit((k + 1) / 17) - log 2, a cell in view keeps its own."""
-    import math
-
-    from vision.learn.fuse import with_count_prior
-
-    # 13 cells read occupied; cell 0 (hidden, 0.4) and cell 1 (in view, 0.4) are not.
-    occ = [0.4, 0.4] + [0.9] * 13 + [0.1]
-    visible = [0.2, 0.9] + [1.0] * 14
-    out = with_count_prior(occ, visible)
-    k = 13
-    z = math.log(0.4 / 0.6) + math.log((k + 1) / (16 - k)) - math.log(2.0)
-    assert out[0] == pytest.approx(1.0 / (1.0 + math.exp(-z)))
-    assert out[0] > 0.5  # a crowded board: the hidden cell holds a piece
-    assert out[1] == 0.4  # in view: its own evidence decides
-    assert out[2:15] == occ[2:15]
-    # A sparse board (2 others occupied): a hidden cell read 0.6 is more likely empty.
-    sparse = with_count_prior([0.6, 0.9, 0.9] + [0.05] * 13, [0.3] + [1.0] * 15)
-    assert sparse[0] < 0.5
-    # Nothing read occupied elsewhere: a hidden cell is empty unless it is sure.
-    alone = with_count_prior([0.9] + [0.01] * 15, [0.1] + [1.0] * 15)
-    assert alone[0] == pytest.approx(1.0 / (1.0 + (0.1 / 0.9) * 16 * 2))
-
-
-@pytest.mark.parametrize(("seed", "cell", "occupied"), [
-    (2950100, "d2", True),   # 16 pieces: a short piece behind a tall one, 0.4 in view
-    (2950173, "c3", False),  # 7 pieces: an empty cell behind a piece, read occupied before
-])
-def test_low_view_hidden_cell_takes_the_board_count(seed: int, cell: str, occupied: bool,
-                                                    tmp_path: Path) -> None:
-    """Renders at 25-40 degrees (``render stills --elevation 25 40 --pieces 6 16``): without
-    the count prior the fused reader gets the hidden cell wrong, with it right."""
-    import cv2
-
-    from vision.evaluation.labels import load_label
-    from vision.learn import read_cells_fused
-    from vision.render.scene import SceneOptions
-    from vision.render.still import render_still, write_still
-
-    image, raw = render_still(seed, options=SceneOptions(elevation_deg=(25.0, 40.0),
-                                                         n_pieces=(6, 16)))
-    write_still(tmp_path / f"{seed}.jpg", image, raw)
-    label = load_label(tmp_path / f"{seed}.json")
-    frame, view = cv2.imread(str(label.image_path)), label.board_view
-    assert view
-    truth = next(c for c in label.cells if c.cell.name == cell)
-    assert (truth.piece is not None) == occupied
-    i = next(n for n, c in enumerate(ALL_CELLS) if c.name == cell)
-    before = read_cells_fused(frame, view, count_prior=False).cells[i]
-    after = read_cells_fused(frame, view).cells[i]
-    assert (before.piece is not None) != occupied
-    assert (after.piece is not None) == occupied
-    assert after.visible_fraction < 0.5

@@ -9,9 +9,8 @@ odds; unknown to both, it stays unknown.
 :func:`read_cells_fused`, the reader ``analyze`` and ``watch`` use, also brightens a frame
 whose board the camera left dark (``vision.read.exposure``) and, before decoding, adds what
 the colours of all the pieces on the board say about each one's light/dark
-(``vision.learn.board_colours``), calibrates the odds by how much of each piece is in view
-(``vision.learn.odds_calibration``), and gives a mostly hidden cell the board's piece count as
-the prior of its occupancy (:func:`with_count_prior`).
+(``vision.learn.board_colours``), and calibrates the odds by how much of each piece is in view
+(``vision.learn.odds_calibration``).
 """
 
 from __future__ import annotations
@@ -49,13 +48,6 @@ _EPS = 1e-4
 #: that), 0.2 had the fewest pieces with an attribute wrong with both convolutional models
 #: trained (4.2% against 5.6% for the network alone and 8.0% at 0.5).
 HAND_LEARNED_WEIGHTS: tuple[float, float] = (0.2, 0.8)
-
-#: Cells on a board, for the occupancy prior of :func:`with_count_prior`.
-_N_CELLS = 16
-
-#: A cell whose predicted visible share (the lower of the two readers') is below this is
-#: mostly hidden: its occupancy takes the board's count as prior (:func:`with_count_prior`).
-HIDDEN_BELOW = 0.5
 
 #: The packaged odds calibration, built once (not on every frame).
 _DEFAULT_CALIBRATION = OddsCalibration()
@@ -147,37 +139,6 @@ def _decoded(
     return Observation(tuple(readings), first.board_view)
 
 
-def with_count_prior(occ: list[float], visible: list[float]) -> list[float]:
-    """P(occupied) of every mostly hidden cell, with what the other 15 cells say about it.
-
-    Behind a tall piece at a low view, a short piece and an empty cell look alike: the cell's
-    own evidence is a sliver, and whether it holds a piece depends mostly on how full the
-    board is. The readers' odds were calibrated on renders whose piece count is uniform over
-    0-16 on random cells (a game's counts too), so they cannot know how full *this* board is.
-    Under that distribution a cell of which ``k`` of the other 15 cells are occupied is
-    occupied with probability ``(k + 1) / 17`` (Laplace's rule of succession: the count
-    uniform, the cells exchangeable), and a cell hidden behind one occupied piece, which is
-    what its patch shows the network, with probability 2/3 (the same rule, one occupied cell
-    seen). A cell whose predicted visible share is under ``HIDDEN_BELOW`` therefore has its
-    log-odds moved by ``logit((k + 1) / 17) - log 2``: the board's count replaces the prior
-    the readers learnt for a hidden cell. ``k`` counts the other cells read occupied (P >= 0.5)
-    before this step. Cells mostly in view keep their odds: their own evidence decides.
-
-    No fitted constant. Session 28 (helper-28c): occupancy errors at 25-40 degrees, label's
-    board, 108 -> 94 on dev 1349000-1350499, 32 -> 29 on 1347000-299; see docs/design.md.
-    """
-    read = [p >= 0.5 for p in occ]
-    total = sum(read)
-    out = []
-    for p, r, v in zip(occ, read, visible, strict=True):
-        if v >= HIDDEN_BELOW:
-            out.append(p)
-            continue
-        k = total - r
-        out.append(_sigmoid(_logit(p) + math.log((k + 1) / (_N_CELLS - k) / 2.0)))
-    return out
-
-
 def with_board_colours(
     odds: list[dict[str, float | None]], occ: list[float], visible: list[float],
     parts: list[NDArray[np.float64]], config: BoardColourConfig,
@@ -220,7 +181,6 @@ def read_cells_fused(
     calibration: OddsCalibration | None = None,
     planes: PlaneMemory | None = None,
     known: Mapping[Cell, Piece] | None = None,
-    count_prior: bool = True,
 ) -> Observation:
     """Read a board with both the hand-crafted and the learned reader (the reader ``analyze``
     and ``watch`` use).
@@ -246,8 +206,6 @@ def read_cells_fused(
     known : pieces whose colour is known, by cell (``watch``: the game record's settled
         pieces); they anchor the board's two colour groups (``with_board_colours``). None or
         empty: the groups are formed by the readings alone (``analyze``).
-    count_prior : whether a mostly hidden cell's occupancy takes the board's piece count as
-        prior (:func:`with_count_prior`).
 
     Returns
     -------
@@ -274,8 +232,6 @@ def read_cells_fused(
     occ, odds = _fused_odds(hand, learned, weights)
     visible = [min(a.visible_fraction, b.visible_fraction)
                for a, b in zip(hand.cells, learned.cells, strict=True)]
-    if count_prior:
-        occ = with_count_prior(occ, visible)
     cfg = colours or BoardColourConfig()
     known_dark = None if not known else [
         None if (piece := known.get(r.cell)) is None else float(piece.value("color") == "dark")
