@@ -31,6 +31,7 @@ from vision.live.evidence import (
     joint_posteriors,
     line_confidence,
     log_odds,
+    own_view_cap,
     readings_from_pieces,
 )
 from vision.live.linegate import LineGate
@@ -293,9 +294,29 @@ class StateTracker:
         cells = sorted({cell for cell, _ in game.board.items()} | set(line))
         shared = event.get("shared", {})
         arrival = math.prod(self._arrival_odds.get(cell, 1.0) for cell in line)
-        best = min(line_confidence([joint[c] for c in line], shared)
+        caps = None
+        if self.config.gate_own_views:
+            caps = [{a: own_view_cap(self._own_views(c), a, v) for a, v in shared.items()}
+                    for c in line]
+        best = min(line_confidence([joint[c] for c in line], shared, caps)
                    for joint in self._decoded_boards(cells))
         return arrival * best
+
+    def _own_views(self, cell: Cell) -> list[CellEvidence]:
+        """The separate views of ``cell``'s piece that :func:`own_view_cap` weighs: the
+        settle that recorded it (if ``gate_own_views_recorded``), its fresh readings since,
+        and the present settle's."""
+        views: list[CellEvidence] = []
+        recording = self._recordings.get(cell)
+        if recording is not None:
+            if self.config.gate_own_views_recorded:
+                views.append(recording.readings)
+            views.append(recording.since)
+        elif cell in self._history:
+            views.append(self._history[cell])
+        if cell in self._evidence:
+            views.append(self._evidence[cell])
+        return views
 
     def _decoded_boards(self, cells: Sequence[Cell]) -> list[dict[Cell, dict[Piece, float]]]:
         """Each of :meth:`_line_evidence`'s two readings of ``cells``, decoded together

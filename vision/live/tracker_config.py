@@ -208,6 +208,15 @@ class TrackerConfig:
     #: false alarm (1014020). Kept on the gate's rule that a missed line and a false alarm
     #: weigh alike; an open call (docs/design.md, Live).
     gate_counts_recorded: bool = True
+    #: The line confidence caps a cell's probability of the shared value by its own views
+    #: when one of them leans against it (:func:`vision.live.evidence.own_view_cap`): the
+    #: board decoded together must not make a cell sure of a value its own readings deny
+    #: (low-angle dev game 3028009: a1 read solid when recorded, hollow in the two settles
+    #: since, and the joint decoding, another cell claiming the hollow piece, made the line
+    #: "all solid" 0.93 sure; it was false).
+    gate_own_views: bool = True
+    #: Whether the settle that recorded the piece counts among those views.
+    gate_own_views_recorded: bool = True
 
     def __post_init__(self) -> None:
         for f in fields(self):
