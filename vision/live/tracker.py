@@ -55,6 +55,8 @@ class _Recording:
     readings: CellEvidence
     at: float
     since: CellEvidence
+    #: the piece those readings recorded (the record may have been corrected since)
+    piece: Piece | None = None
 
 
 class StateTracker:
@@ -304,12 +306,13 @@ class StateTracker:
 
     def _own_views(self, cell: Cell) -> list[CellEvidence]:
         """The separate views of ``cell``'s piece that :func:`own_view_cap` weighs: the
-        settle that recorded it (if ``gate_own_views_recorded``), its fresh readings since,
-        and the present settle's."""
+        settle that recorded it (unless the record was corrected since: a correction
+        overruled that view), its fresh readings since, and the present settle's."""
         views: list[CellEvidence] = []
         recording = self._recordings.get(cell)
         if recording is not None:
-            if self.config.gate_own_views_recorded:
+            game = self.game
+            if game is not None and game.board[cell] == recording.piece:
                 views.append(recording.readings)
             views.append(recording.since)
         elif cell in self._history:
@@ -713,7 +716,7 @@ class StateTracker:
             # held before (a neighbour's echo, a phantom, a hand) was not this piece.
             self._history[cell] = evidence.copy(self.config.history_frames)
             self._recordings[cell] = _Recording(
-                evidence.copy(), now, CellEvidence(self.config.history_frames))
+                evidence.copy(), now, CellEvidence(self.config.history_frames), best)
             events += game.place(cell, best, now)
             unplayed.remove(best)
         return events

@@ -215,8 +215,6 @@ class TrackerConfig:
     #: since, and the joint decoding, another cell claiming the hollow piece, made the line
     #: "all solid" 0.93 sure; it was false).
     gate_own_views: bool = True
-    #: Whether the settle that recorded the piece counts among those views.
-    gate_own_views_recorded: bool = True
 
     def __post_init__(self) -> None:
         for f in fields(self):
