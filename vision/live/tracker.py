@@ -307,18 +307,29 @@ class StateTracker:
     def _own_views(self, cell: Cell) -> list[CellEvidence]:
         """The separate views of ``cell``'s piece that :func:`own_view_cap` weighs: the
         settle that recorded it (unless the record was corrected since: a correction
-        overruled that view), its fresh readings since, and the present settle's."""
+        overruled that view), and, while the cell is seen now about as fully as ever in
+        this view (as a repair asks, ``repair_view_drop``), its fresh readings since and
+        the present settle's. A piece put in front later hides part of a recorded one; that
+        poorer view must not deny what a fuller one read (fresh game 1026015: d3 read dark
+        when it came, light from behind the pieces put later, and the real "all dark" line
+        was held)."""
         views: list[CellEvidence] = []
         recording = self._recordings.get(cell)
+        game = self.game
+        if recording is not None and game is not None and game.board[cell] == recording.piece:
+            views.append(recording.readings)
+        observation = self._last_observation
+        present = self._evidence.get(cell)
+        if present is None or observation is None:
+            return views
+        seen = observation.reading(cell).visible_fraction
+        if seen < self._clearest.get(cell, 0.0) - self.config.repair_view_drop:
+            return views
         if recording is not None:
-            game = self.game
-            if game is not None and game.board[cell] == recording.piece:
-                views.append(recording.readings)
             views.append(recording.since)
         elif cell in self._history:
             views.append(self._history[cell])
-        if cell in self._evidence:
-            views.append(self._evidence[cell])
+        views.append(present)
         return views
 
     def _decoded_boards(self, cells: Sequence[Cell]) -> list[dict[Cell, dict[Piece, float]]]:
