@@ -309,3 +309,17 @@ def test_own_view_cap_counts_only_views_that_lean_against():
     assert own_view_cap([leaning_hollow], "top", "hollow") == 1.0
     assert own_view_cap([sure_solid, leaning_hollow], "top", "hollow") == pytest.approx(0.05)
     assert own_view_cap([CellEvidence(6)], "top", "solid") == 1.0  # never read: no cap
+
+
+def test_a_poorer_view_that_leans_against_does_not_hold_a_line():
+    # Fresh game 1026015: d3 read dark when it came, and light, from behind the pieces put
+    # later, in the settles since; the real "all dark" line must not be held by that view.
+    # (Seen as fully as ever, the same readings would hold it: the test above.)
+    feed = Feed(StateTracker(config=TrackerConfig(repair_confidence=1.0)))
+    feed.frames(1.0)
+    feed.place("a1", "DRSS")
+    feed.place("b1", "DRSH")
+    behind = {"visible": {A1: 0.4}, "odds": {A1: {"color": 0.4}}}  # a1 half hidden, "light"
+    feed.place("c1", "DSSH", **behind)
+    _, events = feed.place("d1", "DSTH", **behind)
+    assert types(events) == ["move", "quarto"]
