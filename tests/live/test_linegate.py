@@ -315,7 +315,7 @@ def test_a_poorer_view_that_leans_against_does_not_hold_a_line():
     # Fresh game 1026015: d3 read dark when it came, and light, from behind the pieces put
     # later, in the settles since; the real "all dark" line must not be held by that view.
     # (Seen as fully as ever, the same readings would hold it: the test above.)
-    feed = Feed(StateTracker(config=TrackerConfig(repair_confidence=1.0)))
+    feed = Feed(StateTracker(config=TrackerConfig(gate_own_views=True, repair_confidence=1.0)))
     feed.frames(1.0)
     feed.place("a1", "DRSS")
     feed.place("b1", "DRSH")
