@@ -11,6 +11,7 @@ from vision.live.evidence import (
     CellEvidence,
     joint_posteriors,
     line_confidence,
+    own_view_cap,
     piece_posterior,
 )
 from vision.live.linegate import LineGate
@@ -278,3 +279,47 @@ def test_line_through_a_piece_that_reads_otherwise_now_is_not_announced():
     events = feed.frames(0.5, **sure)
     assert "move" in types(events) and "quarto" not in types(events)
     assert any("possible Quarto a1-b1-c1-d1" in e.get("message", "") for e in events)
+
+
+def test_a_cell_whose_own_views_lean_against_the_shared_value_holds_the_line():
+    # Low-angle dev game 3028009: a1 was recorded solid, read hollow (weakly) in the settles
+    # since, and the joint decoding made it sure of "solid" anyway, because another cell (a2
+    # here) claims the hollow piece of its kind: "all solid" was announced, falsely. The
+    # joint decoding may fill in a cell nobody sees; it must not overrule a cell's own views.
+    for own_views, announced in ((True, False), (False, True)):
+        feed = Feed(StateTracker(config=TrackerConfig(gate_own_views=own_views,
+                                                      repair_confidence=1.0)))
+        feed.frames(1.0)
+        feed.place("a2", "LRTH")
+        leaning = {A1: {"top": 0.6}}  # a1's top reads hollow at 0.6
+        feed.place("a1", "LRTS", odds=leaning)
+        for name, sym in [("b1", "DRSS"), ("c1", "LSSS")]:
+            feed.place(name, sym, odds=leaning)
+        _, events = feed.place("d1", "DSTS", odds=leaning)
+        assert [e["name"] for e in events if e["type"] == "move"] == ["d1"]
+        assert feed.tracker.game.board[A1] == Piece.from_symbol("LRTS")
+        assert ("quarto" in types(events)) == announced
+
+
+def test_own_view_cap_counts_only_views_that_lean_against():
+    sure_solid = _evidence("LRTS")
+    leaning_hollow = _evidence("LRTS", top=0.6)
+    assert own_view_cap([sure_solid], "top", "solid") == 1.0
+    assert own_view_cap([sure_solid, leaning_hollow], "top", "solid") == pytest.approx(0.4)
+    assert own_view_cap([leaning_hollow], "top", "hollow") == 1.0
+    assert own_view_cap([sure_solid, leaning_hollow], "top", "hollow") == pytest.approx(0.05)
+    assert own_view_cap([CellEvidence(6)], "top", "solid") == 1.0  # never read: no cap
+
+
+def test_a_poorer_view_that_leans_against_does_not_hold_a_line():
+    # Fresh game 1026015: d3 read dark when it came, and light, from behind the pieces put
+    # later, in the settles since; the real "all dark" line must not be held by that view.
+    # (Seen as fully as ever, the same readings would hold it: the test above.)
+    feed = Feed(StateTracker(config=TrackerConfig(gate_own_views=True, repair_confidence=1.0)))
+    feed.frames(1.0)
+    feed.place("a1", "DRSS")
+    feed.place("b1", "DRSH")
+    behind = {"visible": {A1: 0.4}, "odds": {A1: {"color": 0.4}}}  # a1 half hidden, "light"
+    feed.place("c1", "DSSH", **behind)
+    _, events = feed.place("d1", "DSTH", **behind)
+    assert types(events) == ["move", "quarto"]

@@ -207,7 +207,9 @@ def value_probability(posterior: Mapping[Piece, float], attribute: str, value: s
 
 
 def line_confidence(
-    posteriors: Sequence[Mapping[Piece, float]], shared: Mapping[str, str]
+    posteriors: Sequence[Mapping[Piece, float]],
+    shared: Mapping[str, str],
+    caps: Sequence[Mapping[str, float]] | None = None,
 ) -> float:
     """How sure the readings are that the line's pieces share one of the ``shared`` values.
 
@@ -215,6 +217,8 @@ def line_confidence(
     ----------
     posteriors : one piece posterior per cell of the line.
     shared : the attribute values the recorded pieces share (what makes the line a Quarto).
+    caps : per cell, attribute -> the most the cell's probability of that shared value may
+        be (absent: no cap). See :func:`own_view_cap`.
 
     Returns
     -------
@@ -226,10 +230,33 @@ def line_confidence(
     best = 0.0
     for attribute, value in shared.items():
         p = 1.0
-        for posterior in posteriors:
-            p *= value_probability(posterior, attribute, value)
+        for i, posterior in enumerate(posteriors):
+            cap = 1.0 if caps is None else caps[i].get(attribute, 1.0)
+            p *= min(value_probability(posterior, attribute, value), cap)
         best = max(best, p)
     return best
+
+
+def own_view_cap(views: Iterable[CellEvidence], attribute: str, value: str) -> float:
+    """The most a cell's probability of ``attribute == value`` may be, given its own views.
+
+    Each view is one look at the cell's piece on its own (the settle that recorded it, the
+    settles since, the present one), read alone (every piece possible, so the attribute's
+    mean log-odds). Decoding the board together can make a cell sure of a value its own
+    readings never gave it (another cell's readings claim the alternative piece); that fills
+    in a cell nobody sees, but it must not overrule a cell whose own views say otherwise. So
+    when some view leans against the value (gives it less than 1/2), the cell counts with
+    that view's probability; when none does, there is no cap (1.0).
+    """
+    lowest = 1.0
+    for view in views:
+        if not view.log_odds[attribute]:
+            continue  # not read in this view
+        lo = view.mean(attribute)
+        p_second = 1.0 / (1.0 + math.exp(-lo))
+        p = p_second if VALUES[attribute].index(value) == 1 else 1.0 - p_second
+        lowest = min(lowest, p)
+    return lowest if lowest < 0.5 else 1.0
 
 
 def readings_from_pieces(

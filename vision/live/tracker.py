@@ -31,6 +31,7 @@ from vision.live.evidence import (
     joint_posteriors,
     line_confidence,
     log_odds,
+    own_view_cap,
     readings_from_pieces,
 )
 from vision.live.linegate import LineGate
@@ -54,6 +55,8 @@ class _Recording:
     readings: CellEvidence
     at: float
     since: CellEvidence
+    #: the piece those readings recorded (the record may have been corrected since)
+    piece: Piece | None = None
 
 
 class StateTracker:
@@ -293,9 +296,41 @@ class StateTracker:
         cells = sorted({cell for cell, _ in game.board.items()} | set(line))
         shared = event.get("shared", {})
         arrival = math.prod(self._arrival_odds.get(cell, 1.0) for cell in line)
-        best = min(line_confidence([joint[c] for c in line], shared)
+        caps = None
+        if self.config.gate_own_views:
+            caps = [{a: own_view_cap(self._own_views(c), a, v) for a, v in shared.items()}
+                    for c in line]
+        best = min(line_confidence([joint[c] for c in line], shared, caps)
                    for joint in self._decoded_boards(cells))
         return arrival * best
+
+    def _own_views(self, cell: Cell) -> list[CellEvidence]:
+        """The separate views of ``cell``'s piece that :func:`own_view_cap` weighs: the
+        settle that recorded it (unless the record was corrected since: a correction
+        overruled that view), and, while the cell is seen now about as fully as ever in
+        this view (as a repair asks, ``repair_view_drop``), its fresh readings since and
+        the present settle's. A piece put in front later hides part of a recorded one; that
+        poorer view must not deny what a fuller one read (fresh game 1026015: d3 read dark
+        when it came, light from behind the pieces put later, and the real "all dark" line
+        was held)."""
+        views: list[CellEvidence] = []
+        recording = self._recordings.get(cell)
+        game = self.game
+        if recording is not None and game is not None and game.board[cell] == recording.piece:
+            views.append(recording.readings)
+        observation = self._last_observation
+        present = self._evidence.get(cell)
+        if present is None or observation is None:
+            return views
+        seen = observation.reading(cell).visible_fraction
+        if seen < self._clearest.get(cell, 0.0) - self.config.repair_view_drop:
+            return views
+        if recording is not None:
+            views.append(recording.since)
+        elif cell in self._history:
+            views.append(self._history[cell])
+        views.append(present)
+        return views
 
     def _decoded_boards(self, cells: Sequence[Cell]) -> list[dict[Cell, dict[Piece, float]]]:
         """Each of :meth:`_line_evidence`'s two readings of ``cells``, decoded together
@@ -692,7 +727,7 @@ class StateTracker:
             # held before (a neighbour's echo, a phantom, a hand) was not this piece.
             self._history[cell] = evidence.copy(self.config.history_frames)
             self._recordings[cell] = _Recording(
-                evidence.copy(), now, CellEvidence(self.config.history_frames))
+                evidence.copy(), now, CellEvidence(self.config.history_frames), best)
             events += game.place(cell, best, now)
             unplayed.remove(best)
         return events

@@ -208,6 +208,16 @@ class TrackerConfig:
     #: false alarm (1014020). Kept on the gate's rule that a missed line and a false alarm
     #: weigh alike; an open call (docs/design.md, Live).
     gate_counts_recorded: bool = True
+    #: The line confidence caps a cell's probability of the shared value by its own views
+    #: when one of them leans against it (:func:`vision.live.evidence.own_view_cap`): the
+    #: board decoded together would not make a cell sure of a value its own readings deny.
+    #: Off: measured (session 28, helper-28e) it trades a real line for a false alarm. It
+    #: holds low-angle dev game 3028009's false "all solid" (a1 read solid when recorded,
+    #: hollow in the settles since; another cell claimed the hollow piece, and the joint
+    #: decoding made a1 0.93 solid), and costs cached game 1025007 its one real line (d2
+    #: read short in every view, c2 short in the present one; the joint decoding had them
+    #: right, tall). The other 83 cached games of 1023-1026 are unchanged.
+    gate_own_views: bool = False
 
     def __post_init__(self) -> None:
         for f in fields(self):
