@@ -386,6 +386,14 @@ def _work_edges(work: NDArray[np.uint8], config: LocateConfig,
                               radius_range=config.ring_radius_range)
 
 
+def _board_square(H: FloatArray, rotation_deg: float, side: float) -> FloatArray:
+    """The (4, 2) corners in the image of the square board of ``side`` pitches around the
+    grid ``H`` (grid -> image) of a layout turned by ``rotation_deg``."""
+    half = side / 2.0
+    return apply_h(H @ board_to_grid(rotation_deg),
+                   np.array([[-half, -half], [half, -half], [half, half], [-half, half]]))
+
+
 def _find_grid(frame: NDArray[np.uint8], work: NDArray[np.uint8], work_f: NDArray[np.float32],
                edge: EdgeConfig, scale: float, config: LocateConfig,
                ) -> tuple[Fitted | None, tuple[FloatArray, FloatArray], str]:
@@ -520,9 +528,7 @@ def _refined_quads(frame: NDArray[np.uint8], work: NDArray[np.uint8],
     for hyp in lattices:
         for rotation, side in families.items():
             for grow in config.outline_search_square_scales:
-                half = side * grow / 2.0
-                starts.append(apply_h(hyp.H @ board_to_grid(rotation), np.array(
-                    [[-half, -half], [half, -half], [half, half], [-half, half]])))
+                starts.append(_board_square(hyp.H, rotation, side * grow))
     kept: list[FloatArray] = []
     for q in starts:
         if not np.all(np.isfinite(q)):
@@ -539,9 +545,7 @@ def outline_corner_pitch(work_f: NDArray[np.float32], H: FloatArray, lay: Layout
     and layout ``lay`` imply (``refine_quad``), put its farthest corner from that square's;
     infinite when a side is not found. Small when the board's outline is seen whole and
     where the grid puts it."""
-    half = lay.side / 2.0
-    corners = apply_h(H @ board_to_grid(lay.rotation_deg),
-                      np.array([[-half, -half], [half, -half], [half, half], [-half, half]]))
+    corners = _board_square(H, lay.rotation_deg, lay.side)
     if not np.all(np.isfinite(corners)):
         return math.inf
     quads = refine_quad(work_f, corners, edge.min_edge, config)
@@ -664,10 +668,7 @@ def _outline_grid(
     foot, elevation = _camera_foot(H_work, scale, intrinsics, size_wh, config)
     if elevation < config.outline_grid_min_elevation_deg:
         return H_work, lay
-    half = lay.side / 2.0
-    to_grid = board_to_grid(lay.rotation_deg)
-    corners = apply_h(H_work @ to_grid, np.array([[-half, -half], [half, -half],
-                                                    [half, half], [-half, half]]))
+    corners = _board_square(H_work, lay.rotation_deg, lay.side)
     quads = refine_quad(work_f, corners, edge.min_edge, config)
     if not quads:
         return H_work, lay
