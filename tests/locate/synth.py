@@ -1,16 +1,24 @@
-"""Synthetic board images drawn with the camera model (no renderer needed)."""
+"""Synthetic board images drawn with the camera model (no renderer needed); and a seeded
+render read back with its label, with the worst cell error of a found board."""
 
 from __future__ import annotations
 
 import math
+from pathlib import Path
+from typing import TYPE_CHECKING
 
 import cv2
 import numpy as np
 from numpy.typing import NDArray
 
+from vision.evaluation.board import cell_errors
+from vision.evaluation.labels import Label, load_label
 from vision.geometry.board_spec import BoardSpec
 from vision.geometry.board_view import BoardView
 from vision.geometry.camera import Camera, Intrinsics, Pose
+
+if TYPE_CHECKING:
+    from vision.render.scene import SceneOptions
 
 
 def make_view(
@@ -112,3 +120,23 @@ def draw_empty_table(seed: int = 0, size_wh: tuple[int, int] = (1280, 720)) -> N
             corner = (c[0] + int(rng.integers(10, 120)), c[1] + int(rng.integers(10, 80)))
             cv2.rectangle(img, c, corner, col, -1)
     return np.clip(img + rng.normal(0, 4, img.shape), 0, 255).astype(np.uint8)
+
+
+def render_labelled(seed: int, folder: Path, options: SceneOptions | None = None,
+                    ) -> tuple[NDArray[np.uint8], Label]:
+    """A seeded render written as JPEG with its sidecar label (as the evaluation reads
+    renders), read back: the frame and its label."""
+    from vision.render import render_still
+    from vision.render.still import write_still
+
+    image, raw = render_still(seed, options=options)
+    path = write_still(folder / f"{seed}.jpg", image, raw)
+    frame = cv2.imread(str(path))
+    assert frame is not None, path
+    return frame, load_label(path.with_suffix(".json"))
+
+
+def max_cell_error(view: BoardView, label: Label) -> float:
+    """The worst cell centre's distance from the label's, in cell spacings."""
+    true = np.array([c.center_px for c in label.cells])
+    return float(cell_errors(view.cell_centers_px(), true).max() / label.cell_spacing_px)

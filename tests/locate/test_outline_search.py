@@ -10,25 +10,16 @@ import cv2
 import numpy as np
 import pytest
 
-from vision.evaluation.board import cell_errors
-from vision.evaluation.labels import load_label
+from tests.locate.synth import max_cell_error, render_labelled
 from vision.locate import LocateConfig, find_board
 from vision.locate.finder import _work_edges, outline_corner_pitch
 from vision.locate.layout import fit_layout
 
 
 def _render(seed, tmp_path):
-    from vision.render import SceneOptions, render_still
-    from vision.render.still import write_still
+    from vision.render import SceneOptions
 
-    image, raw = render_still(seed, options=SceneOptions())
-    path = write_still(tmp_path / f"{seed}.jpg", image, raw)
-    return cv2.imread(str(path)), load_label(path.with_suffix(".json"))
-
-
-def _max_error(view, label) -> float:
-    true = np.array([c.center_px for c in label.cells])
-    return float(cell_errors(view.cell_centers_px(), true).max() / label.cell_spacing_px)
+    return render_labelled(seed, tmp_path, SceneOptions())
 
 
 # Development renders (session 28) that every earlier search missed: 1349371, a light wood
@@ -39,7 +30,7 @@ def test_a_crowded_board_seen_from_low_down_is_placed_inside_its_outline(seed, t
     assert not find_board(frame, config=LocateConfig(outline_search=False))
     view = find_board(frame)
     assert view, view
-    assert _max_error(view, label) < 0.1
+    assert max_cell_error(view, label) < 0.1
 
 
 def test_the_outline_is_found_where_the_true_grid_puts_it_not_a_row_off(tmp_path):

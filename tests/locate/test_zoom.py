@@ -5,12 +5,10 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-import cv2
 import numpy as np
 import pytest
 
-from vision.evaluation.board import cell_errors
-from vision.evaluation.labels import load_label
+from tests.locate.synth import max_cell_error, render_labelled
 from vision.locate import LocateConfig, find_board
 from vision.locate.finder import zoom_regions
 
@@ -21,17 +19,9 @@ _LOW_SMALL = {"elevation_deg": (25.0, 35.0), "board_fill": (0.25, 0.35)}
 
 
 def _render(seed, tmp_path):
-    from vision.render import SceneOptions, render_still
-    from vision.render.still import write_still
+    from vision.render import SceneOptions
 
-    image, raw = render_still(seed, options=SceneOptions(**_LOW_SMALL))
-    path = write_still(tmp_path / f"{seed}.jpg", image, raw)
-    return cv2.imread(str(path)), load_label(path.with_suffix(".json"))
-
-
-def _max_error(view, label) -> float:
-    true = np.array([c.center_px for c in label.cells])
-    return float(cell_errors(view.cell_centers_px(), true).max() / label.cell_spacing_px)
+    return render_labelled(seed, tmp_path, SceneOptions(**_LOW_SMALL))
 
 
 @pytest.mark.parametrize("seed", [2750001, 2750010])
@@ -39,7 +29,7 @@ def test_a_small_board_seen_from_low_down_is_found_enlarged(seed, tmp_path):
     frame, label = _render(seed, tmp_path)
     view = find_board(frame)
     assert view, view
-    assert _max_error(view, label) < 0.25
+    assert max_cell_error(view, label) < 0.25
 
 
 def test_the_enlarged_search_keeps_calibrated_intrinsics(tmp_path):
@@ -52,7 +42,7 @@ def test_the_enlarged_search_keeps_calibrated_intrinsics(tmp_path):
     got = view.camera.intrinsics
     assert (got.fx, got.fy, got.cx, got.cy, got.size_wh) == (
         intr.fx, intr.fy, intr.cx, intr.cy, intr.size_wh)
-    assert _max_error(view, label) < 0.25
+    assert max_cell_error(view, label) < 0.25
 
 
 def test_without_the_fallback_nothing_is_enlarged(tmp_path):
