@@ -693,6 +693,44 @@ def test_a_piece_seen_unsurely_is_the_move_when_the_image_changed_there_alone(sc
         assert any("only c1 changed" in e.get("message", "") for e in events)
 
 
+@pytest.mark.parametrize("scores, knob, moved", [
+    ({"c1": 0.6, "d4": 0.0}, True, True),  # the image changed on c1 alone: its piece
+    ({"c1": 0.6, "d4": 0.0}, False, False),  # knob off: c1 is still a doubtful cell
+    ({"c1": 0.6, "d4": 0.4}, True, False),  # d4 would explain the change nearly as well
+    ({"c1": 0.05, "d4": 0.0}, True, False),  # next to nothing changed: a hand that hovered
+    (None, True, False),  # not measured
+])
+def test_a_doubtful_cell_is_the_move_when_the_image_changed_there_alone(scores, knob, moved):
+    # Fresh game 1028002 (41 degrees): when a tall piece came to b2, c1 behind it read 0.8
+    # occupied (part of b2 seen above c1's footprint) and was set aside as doubtful beside
+    # the clear new piece. Turns later a short piece was put on c1: c1 still read 0.8 (it
+    # could not rise), no cell read occupied anew, and the move was lost; the game ended
+    # "abandoned" with 15 moves. The image changed over that turn on c1 alone (0.62, every
+    # other cell 0.00).
+    feed = Feed(StateTracker(config=TrackerConfig(change_arrival_set_aside=knob)))
+    feed.frames(1.0)
+    feed.place("a1", "LRSS")
+    c1 = Cell.from_name("c1")
+    feed.frames(1.0, busy=True)
+    feed.pieces[Cell.from_name("b2")] = Piece.from_symbol("DSTH")
+    phantom = _with_occupancy(readings_from_pieces(feed.pieces, visible={c1: 0.4}), c1, 0.8)
+    events = feed.frames(1.0, obs=phantom)
+    assert [e["name"] for e in events if e["type"] == "move"] == ["b2"]
+    feed.frames(1.0, busy=True)  # another turn: c1 stays doubtful, reading as it did
+    feed.pieces[Cell.from_name("d3")] = Piece.from_symbol("LRTH")
+    phantom = _with_occupancy(readings_from_pieces(feed.pieces, visible={c1: 0.4}), c1, 0.8)
+    events = feed.frames(1.0, obs=phantom)
+    assert [e["name"] for e in events if e["type"] == "move"] == ["d3"]
+    feed.frames(1.0, busy=True)
+    feed.pieces[c1] = Piece.from_symbol("LSSS")
+    obs = _with_occupancy(readings_from_pieces(feed.pieces, visible={c1: 0.4}), c1, 0.8)
+    change = None if scores is None else {Cell.from_name(k): v for k, v in scores.items()}
+    events = feed.frames(1.0, obs=obs, change=change)
+    assert [e["name"] for e in events if e["type"] == "move"] == (["c1"] if moved else [])
+    if moved:
+        assert any("read occupied before the hand" in e.get("message", "") for e in events)
+
+
 def test_a_move_taken_from_the_change_alone_is_not_withdrawn_for_still_reading_empty():
     # The cell read nearly empty when its move was taken; reading so after the next hand
     # says nothing new (a withdrawn move here lost game 1016002's move 14 again).

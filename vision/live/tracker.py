@@ -478,7 +478,9 @@ class StateTracker:
             self._refused.discard(cell)
             new_cells = [cell]
         if not new_cells and not echoes and not self._first_seen:
-            hidden = self._hidden_arrival(observation, occupied | recorded)
+            set_aside = (occupied - recorded - self._refused - set(self._arrivals.held_back)
+                         if self.config.change_arrival_set_aside else set())
+            hidden = self._hidden_arrival(observation, occupied | recorded, set_aside)
             withheld = self._arrivals.withheld
             if (hidden is None and withheld is not None and withheld not in occupied | recorded
                     and self._occupancy_rise(observation, withheld) > 0.0):
@@ -487,6 +489,9 @@ class StateTracker:
                 hidden = withheld
                 how = (f", the image changed on {hidden.name} alone and it reads more "
                        "occupied than before, though unsurely")
+            elif hidden is not None and hidden in set_aside:
+                how = (f", the image changed on {hidden.name} alone, which read occupied "
+                       "before the hand too (set aside as a neighbour's view or a flicker)")
             elif hidden is not None:
                 how = (f" and only {hidden.name} changed, partly hidden behind other pieces "
                        "and read unsurely")
@@ -569,14 +574,17 @@ class StateTracker:
         self._gate.keep_only(game.claimable_lines)
         return piece, events
 
-    def _hidden_arrival(self, observation: Observation, taken: set[Cell]) -> Cell | None:
+    def _hidden_arrival(self, observation: Observation, taken: set[Cell],
+                        set_aside: set[Cell]) -> Cell | None:
         """The move of a turn that showed none: a hand came and went, no cell reads
         occupied anew, and exactly one free cell, mostly hidden behind other pieces
         (visible fraction below ``hidden_arrival_max_visible``), reads much more likely
         occupied than on the last settled frame before the hand (log-odds up by
         ``hidden_arrival_min_rise``). A piece placed behind others is seen only in part and
         may stay below the occupancy threshold; a hand that only hovered leaves the board's
-        readings as they were."""
+        readings as they were. Else the cell the image changed on alone
+        (:meth:`_changed_arrival`; ``set_aside``: unrecorded cells that read occupied but
+        were not taken as moves, which may be it too)."""
         cfg = self.config
         if not self.awaiting_move or self._view_moved or not self._settled_occ:
             return None
@@ -587,18 +595,25 @@ class StateTracker:
                  >= cfg.hidden_arrival_min_rise]
         if len(found) == 1:
             return found[0]
-        return None if found else self._changed_arrival(observation, taken)
+        return None if found else self._changed_arrival(observation, taken, set_aside)
 
-    def _changed_arrival(self, observation: Observation, taken: set[Cell]) -> Cell | None:
-        """The free cell that alone explains what changed in the image over the turn, if its
-        occupancy rose too (see ``TrackerConfig.change_arrival_min``)."""
+    def _changed_arrival(self, observation: Observation, taken: set[Cell],
+                         set_aside: set[Cell]) -> Cell | None:
+        """The cell that alone explains what changed in the image over the turn, of the free
+        cells and ``set_aside`` (unrecorded cells read occupied but not taken as moves): a
+        free one if its occupancy rose too (``change_arrival_min_rise``), a set-aside one as
+        it is (it read occupied before the hand, so its reading cannot rise; see
+        ``TrackerConfig.change_arrival_set_aside``)."""
         cfg = self.config
-        best = sole_explainer({c: s for c, s in (self._change or {}).items() if c not in taken},
+        best = sole_explainer({c: s for c, s in (self._change or {}).items()
+                               if c not in taken or c in set_aside},
                               cfg.change_arrival_min, cfg.change_arrival_ratio)
         if best is None:
             return None
+        if best in set_aside:
+            return best
         rise = self._occupancy_rise(observation, best)
-        return best if rise >= cfg.hidden_arrival_min_rise else None
+        return best if rise >= cfg.change_arrival_min_rise else None
 
     def _occupancy_rise(self, observation: Observation, cell: Cell) -> float:
         """How much ``cell``'s occupancy log-odds rose since the last settled frame

@@ -166,6 +166,14 @@ class TrackerConfig:
     #: on the new piece's cell.
     change_arrival_min: float = 0.1
     change_arrival_ratio: float = 0.5
+    #: The rise (nats) asked of a free cell's occupancy log-odds when the image changed on
+    #: it alone (the change rule above). PLACEHOLDER
+    change_arrival_min_rise: float = 1.5
+    #: A cell that read occupied before the hand but was set aside (a flicker, or doubtful:
+    #: read weakly beside a clearer new piece), unrecorded, can be the move of a turn that
+    #: showed no new cell when the image changed on it alone: a piece put on it cannot
+    #: raise its reading, which a neighbour's piece already held up. PLACEHOLDER
+    change_arrival_set_aside: bool = False
     #: Log-likelihood margin (nats) between the best and second-best unplayed piece above which
     #: a new piece counts as read.
     decision_margin: float = 2.0
