@@ -176,9 +176,10 @@ class TrackerConfig:
     #: occupied (0.66 and 0.86 nats; fresh game 1028017, dev game 3028006), another went on
     #: a cell read 0.80 as a neighbour's phantom for four turns (1028002); the image
     #: changed on each alone at 0.43-0.62, and each move was lost. A nudge's sliver of
-    #: change gave 0.15-0.41 on cells that a whole piece would cover, the two of them whose
-    #: readings fitted at 0.17-0.19 (the rise between settles of a free cell read the same
-    #: is 0.2 nats or less nine times in ten).
+    #: change gave 0.15-0.41 on cells that a whole piece would cover (nine settles of 36
+    #: low-angle games), those whose readings fitted at 0.17-0.19 (the rise between settles
+    #: of a free cell read the same is 0.2 nats or less nine times in ten). A line through a
+    #: piece taken so is never announced (``StateTracker.line_confidence``).
     change_arrival_weak: bool = True
     change_arrival_weak_min: float = 0.3
     change_arrival_weak_rise: float = 0.5
