@@ -113,6 +113,9 @@ class StateTracker:
         self._change: Mapping[Cell, float] | None = None  # this frame's change scores
         #: cells recorded by a hidden arrival: their piece is a guess from no reading
         self._hidden_guess: set[Cell] = set()
+        #: ...of them, those taken on the image's change with little or no reading of their
+        #: own (``TrackerConfig.change_arrival_weak``): no line through them is announced
+        self._unseen: set[Cell] = set()
         self._view_moved = True  # the view moved (bump, board lost) since the last settle
         #: cells whose piece the user set by hand: no reading overrules them
         self._by_hand: set[Cell] = set(by_hand)
@@ -235,6 +238,7 @@ class StateTracker:
             self._by_hand.add(changed)
             self._guessed.discard(changed)
             self._hidden_guess.discard(changed)
+            self._unseen.discard(changed)
         self._gate.keep_only(game.claimable_lines)
         return events
 
@@ -257,6 +261,7 @@ class StateTracker:
         self._arrival_odds.pop(cell, None)
         self._guessed.discard(cell)
         self._hidden_guess.discard(cell)
+        self._unseen.discard(cell)
         self._gate.keep_only(game.claimable_lines)
         return events
 
@@ -288,11 +293,17 @@ class StateTracker:
         (they remember a piece now hidden) and the present settle's (a piece that changed
         since, say a misread phantom that a real piece later replaced, shows there); a cell
         not read in the present settle counts with its history in both.
+
+        A line through a piece taken from the image's change alone, with little or no
+        reading of its own (``TrackerConfig.change_arrival_weak``), gets 0: the readings on
+        such a cell are mostly of the pieces in front, and its piece was never seen.
         """
         game = self.game
         if game is None:
             return 0.0
         line = [Cell(int(r), int(c)) for r, c in event["cells"]]
+        if self._unseen.intersection(line):
+            return 0.0  # a piece taken from the image's change, never read: not shouted
         cells = sorted({cell for cell, _ in game.board.items()} | set(line))
         shared = event.get("shared", {})
         arrival = math.prod(self._arrival_odds.get(cell, 1.0) for cell in line)
@@ -478,7 +489,8 @@ class StateTracker:
             self._refused.discard(cell)
             new_cells = [cell]
         if not new_cells and not echoes and not self._first_seen:
-            hidden = self._hidden_arrival(observation, occupied | recorded)
+            set_aside = occupied - recorded - self._refused - set(self._arrivals.held_back)
+            hidden, unseen = self._hidden_arrival(observation, occupied | recorded, set_aside)
             withheld = self._arrivals.withheld
             if (hidden is None and withheld is not None and withheld not in occupied | recorded
                     and self._occupancy_rise(observation, withheld) > 0.0):
@@ -487,6 +499,9 @@ class StateTracker:
                 hidden = withheld
                 how = (f", the image changed on {hidden.name} alone and it reads more "
                        "occupied than before, though unsurely")
+            elif hidden is not None and hidden in set_aside:
+                how = (f", the image changed on {hidden.name} alone, which read occupied "
+                       "before the hand too (set aside as a neighbour's view or a flicker)")
             elif hidden is not None:
                 how = (f" and only {hidden.name} changed, partly hidden behind other pieces "
                        "and read unsurely")
@@ -496,6 +511,8 @@ class StateTracker:
                 events += self._place_new([hidden], now, wait=False)
                 if self.game.board[hidden] is not None:
                     self._hidden_guess.add(hidden)
+                    if unseen:
+                        self._unseen.add(hidden)
         elif new_cells:
             events += self._place_new(new_cells, now)
         self._hand_since_settle = False
@@ -569,36 +586,56 @@ class StateTracker:
         self._gate.keep_only(game.claimable_lines)
         return piece, events
 
-    def _hidden_arrival(self, observation: Observation, taken: set[Cell]) -> Cell | None:
+    def _hidden_arrival(self, observation: Observation, taken: set[Cell],
+                        set_aside: set[Cell]) -> tuple[Cell | None, bool]:
         """The move of a turn that showed none: a hand came and went, no cell reads
         occupied anew, and exactly one free cell, mostly hidden behind other pieces
         (visible fraction below ``hidden_arrival_max_visible``), reads much more likely
         occupied than on the last settled frame before the hand (log-odds up by
         ``hidden_arrival_min_rise``). A piece placed behind others is seen only in part and
         may stay below the occupancy threshold; a hand that only hovered leaves the board's
-        readings as they were."""
+        readings as they were. Else the cell the image changed on alone
+        (:meth:`_changed_arrival`; ``set_aside``: unrecorded cells that read occupied but
+        were not taken as moves, which may be it too). Also says whether the cell was taken
+        with little or no reading of its own (:meth:`_changed_arrival`'s weak case)."""
         cfg = self.config
         if not self.awaiting_move or self._view_moved or not self._settled_occ:
-            return None
+            return None, False
         found = [reading.cell for reading in observation.cells
                  if reading.cell not in taken
                  and reading.visible_fraction < cfg.hidden_arrival_max_visible
                  and self._occupancy_rise(observation, reading.cell)
                  >= cfg.hidden_arrival_min_rise]
         if len(found) == 1:
-            return found[0]
-        return None if found else self._changed_arrival(observation, taken)
+            return found[0], False
+        return (None, False) if found else self._changed_arrival(observation, taken, set_aside)
 
-    def _changed_arrival(self, observation: Observation, taken: set[Cell]) -> Cell | None:
+    def _changed_arrival(self, observation: Observation, taken: set[Cell],
+                         set_aside: set[Cell]) -> tuple[Cell | None, bool]:
         """The free cell that alone explains what changed in the image over the turn, if its
-        occupancy rose too (see ``TrackerConfig.change_arrival_min``)."""
+        occupancy rose too (see ``TrackerConfig.change_arrival_min``). Or, with
+        ``change_arrival_weak``, a cell mostly hidden that explains it alone as a whole
+        piece would (``change_arrival_weak_min``): free with a smaller rise
+        (``change_arrival_weak_rise``), or one of ``set_aside`` (unrecorded cells that read
+        occupied before the hand but were not taken as moves: their reading cannot rise);
+        returns the cell and whether it was taken so."""
         cfg = self.config
-        best = sole_explainer({c: s for c, s in (self._change or {}).items() if c not in taken},
+        if not cfg.change_arrival_weak:
+            set_aside = set()
+        best = sole_explainer({c: s for c, s in (self._change or {}).items()
+                               if c not in taken or c in set_aside},
                               cfg.change_arrival_min, cfg.change_arrival_ratio)
         if best is None:
-            return None
+            return None, False
         rise = self._occupancy_rise(observation, best)
-        return best if rise >= cfg.hidden_arrival_min_rise else None
+        if best not in set_aside and rise >= cfg.hidden_arrival_min_rise:
+            return best, False
+        assert self._change is not None
+        weak = (cfg.change_arrival_weak
+                and self._change[best] >= cfg.change_arrival_weak_min
+                and observation.reading(best).visible_fraction < cfg.hidden_arrival_max_visible
+                and (best in set_aside or rise >= cfg.change_arrival_weak_rise))
+        return (best, True) if weak else (None, False)
 
     def _occupancy_rise(self, observation: Observation, cell: Cell) -> float:
         """How much ``cell``'s occupancy log-odds rose since the last settled frame
@@ -621,6 +658,7 @@ class StateTracker:
         self._guessed.clear()
         self._recordings.clear()
         self._hidden_guess.clear()
+        self._unseen.clear()
         self._history = {c: e for c, e in self._history.items() if c in occupied}
         self._arrival_odds.clear()
         self._arrivals.clear()
@@ -770,6 +808,7 @@ class StateTracker:
         self._arrival_odds.pop(last.cell, None)
         self._guessed.discard(last.cell)
         self._hidden_guess.discard(last.cell)
+        self._unseen.discard(last.cell)
         self._gate.keep_only(game.claimable_lines)
         return events
 

@@ -166,6 +166,23 @@ class TrackerConfig:
     #: on the new piece's cell.
     change_arrival_min: float = 0.1
     change_arrival_ratio: float = 0.5
+    #: ...or, where the cell is mostly hidden (``hidden_arrival_max_visible``) and the change
+    #: it alone explains is the size of a whole piece (Dice at least
+    #: ``change_arrival_weak_min``), with less from the reading: a rise of
+    #: ``change_arrival_weak_rise``, or none at all for a cell that read occupied before the
+    #: hand and was set aside (a flicker, or doubtful beside a clearer new piece: a
+    #: neighbour's piece seen above its footprint), whose reading cannot rise. Low views
+    #: (session 29): a short piece put behind tall ones read 0.17 -> 0.28 and 0.23 -> 0.31
+    #: occupied (0.66 and 0.86 nats; fresh game 1028017, dev game 3028006), another went on
+    #: a cell read 0.80 as a neighbour's phantom for four turns (1028002); the image
+    #: changed on each alone at 0.43-0.62, and each move was lost. A nudge's sliver of
+    #: change gave 0.15-0.41 on cells that a whole piece would cover (nine settles of 36
+    #: low-angle games), those whose readings fitted at 0.17-0.19 (the rise between settles
+    #: of a free cell read the same is 0.2 nats or less nine times in ten). A line through a
+    #: piece taken so is never announced (``StateTracker.line_confidence``).
+    change_arrival_weak: bool = True
+    change_arrival_weak_min: float = 0.3
+    change_arrival_weak_rise: float = 0.5
     #: Log-likelihood margin (nats) between the best and second-best unplayed piece above which
     #: a new piece counts as read.
     decision_margin: float = 2.0
