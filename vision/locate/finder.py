@@ -23,9 +23,9 @@ Steps (each in its own module):
    beats a ring-search grid elsewhere on the image that is judged lower;
 5. seen from high up, a Gigamic grid whose big circle is poorly found is checked against
    the grid the board's four sides place (``_outline_grid``: the tops of a crowded board
-   pull grids off where the rings barely show); seen from 60 degrees up, the chosen grid
-   is fitted again on the rings' near sides only, which the pieces can neither hide nor
-   imitate (``fit.NearArcs``); then the fit is
+   pull grids off where the rings barely show); the chosen grid is fitted again on the
+   rings' near sides only, which the pieces can neither hide nor imitate (``fit.NearArcs``;
+   below 60 degrees with the ring radius held); then the fit is
    repeated at full resolution in a window around the grid, and the camera (focal length
    unless calibrated, and pose) is fitted to the matched ring-edge points directly
    (``pose``).
@@ -620,11 +620,17 @@ def _refit_near_arcs(
     (``fit.NearArcs``): pieces lean away from the camera's foot, so only their rings' near
     sides are never hidden or imitated by them. The foot is found from the grid under the
     calibrated camera or, without one, the default field of view (a direction is all that
-    is needed). Only views from ``near_arc_min_elevation_deg`` up are refitted, and the
-    grid is kept when the refit degenerates."""
+    is needed). Views from ``near_arc_min_elevation_deg`` up fit the ring radius too; lower
+    ones (``near_arc_low_views``) hold it, and the grid is kept when the refit
+    degenerates."""
     foot, elevation = _camera_foot(H_work, scale, intrinsics, size_wh, config)
     if elevation < config.near_arc_min_elevation_deg:
-        return H_work, radius
+        if not config.near_arc_low_views:
+            return H_work, radius
+        # From low down the near arcs are thin and all on one side of their rings: a
+        # ring's size and its place along the line of sight trade off, so the radius the
+        # whole outlines gave is held (``radius_range`` empty: the fit keeps its radius).
+        edge = replace(edge, radius_range=(radius, radius))
     pitch = _pitch_px(H_work)
     reaches = tuple(max(1.0, f * pitch) for f in config.near_arc_reaches)
     arcs = NearArcs(foot, config.near_arc_min_cos)
