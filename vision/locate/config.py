@@ -275,6 +275,7 @@ class LocateConfig:
     #: at the judged grid's (helper-29c, design.md): a crowded board's far arcs there are
     #: hidden or imitated by the pieces' silhouettes, and near arcs alone cannot tell a
     #: ring's size from its place along the line of sight, which the held radius fixes.
+    #: Grids of the main search only (not the zoomed or outline-search fallbacks').
     near_arc_low_views: bool = True
     #: Seen from ``outline_grid_min_elevation_deg`` up (under the default field of view,
     #: which places views 5-10 degrees low), a Gigamic grid whose big circle (centred on the
