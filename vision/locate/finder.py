@@ -25,7 +25,7 @@ Steps (each in its own module):
    the grid the board's four sides place (``_outline_grid``: the tops of a crowded board
    pull grids off where the rings barely show); the chosen grid is fitted again on the
    rings' near sides only, which the pieces can neither hide nor imitate (``fit.NearArcs``;
-   below 60 degrees with the ring radius held); then the fit is
+   from 60 degrees up, lower too with ``near_arc_low_views``); then the fit is
    repeated at full resolution in a window around the grid, and the camera (focal length
    unless calibrated, and pose) is fitted to the matched ring-edge points directly
    (``pose``).
