@@ -23,9 +23,9 @@ Steps (each in its own module):
    beats a ring-search grid elsewhere on the image that is judged lower;
 5. seen from high up, a Gigamic grid whose big circle is poorly found is checked against
    the grid the board's four sides place (``_outline_grid``: the tops of a crowded board
-   pull grids off where the rings barely show); seen from 60 degrees up, the chosen grid
-   is fitted again on the rings' near sides only, which the pieces can neither hide nor
-   imitate (``fit.NearArcs``); then the fit is
+   pull grids off where the rings barely show); the chosen grid is fitted again on the
+   rings' near sides only, which the pieces can neither hide nor imitate (``fit.NearArcs``;
+   from 60 degrees up, lower too with ``near_arc_low_views``); then the fit is
    repeated at full resolution in a window around the grid, and the camera (focal length
    unless calibrated, and pose) is fitted to the matched ring-edge points directly
    (``pose``).
@@ -319,6 +319,10 @@ def find_board(
                                                  interpolation=cv2.INTER_AREA)
     work_f, edge = _work_edges(work, config)
     fitted, peaks, reason = _find_grid(frame, work, work_f, edge, scale, config)
+    # The fallbacks' grids are not refitted on the near arcs from low down: a zoomed board's
+    # rings are too small in the working image, and the outline search places its grid by
+    # the board's sides, as ``_outline_grid`` does.
+    low_views = fitted is not None
     if fitted is None and config.zoom_fallback:
         fitted = _zoom_search(frame, peaks[0], scale, config)
         if fitted is not None:
@@ -340,7 +344,7 @@ def find_board(
         H_work = H_new
     if config.near_arc_refit and not placed:
         H_work, radius = _refit_near_arcs(work_f, H_work, radius, edge, scale, intrinsics,
-                                          (w, h), config)
+                                          (w, h), config, low_views)
     # Full resolution: same fit, short reaches, for sub-pixel centres.
     S = np.diag([1.0 / scale, 1.0 / scale, 1.0])
     H = S @ H_work
@@ -614,17 +618,23 @@ def _outline_search(frame: NDArray[np.uint8], work: NDArray[np.uint8],
 def _refit_near_arcs(
     work_f: NDArray[np.float32], H_work: FloatArray, radius: float, edge: EdgeConfig,
     scale: float, intrinsics: Intrinsics | None, size_wh: tuple[int, int],
-    config: LocateConfig,
+    config: LocateConfig, low_views: bool = True,
 ) -> tuple[FloatArray, float]:
     """The grid (work pixels) fitted again to the near side of each cell outline only
     (``fit.NearArcs``): pieces lean away from the camera's foot, so only their rings' near
     sides are never hidden or imitated by them. The foot is found from the grid under the
     calibrated camera or, without one, the default field of view (a direction is all that
-    is needed). Only views from ``near_arc_min_elevation_deg`` up are refitted, and the
-    grid is kept when the refit degenerates."""
+    is needed). Views from ``near_arc_min_elevation_deg`` up fit the ring radius too; lower
+    ones (``near_arc_low_views`` and ``low_views``) hold it, and the grid is kept when the
+    refit degenerates."""
     foot, elevation = _camera_foot(H_work, scale, intrinsics, size_wh, config)
     if elevation < config.near_arc_min_elevation_deg:
-        return H_work, radius
+        if not (config.near_arc_low_views and low_views):
+            return H_work, radius
+        # From low down the near arcs are thin and all on one side of their rings: a
+        # ring's size and its place along the line of sight trade off, so the radius the
+        # whole outlines gave is held (``radius_range`` empty: the fit keeps its radius).
+        edge = replace(edge, radius_range=(radius, radius))
     pitch = _pitch_px(H_work)
     reaches = tuple(max(1.0, f * pitch) for f in config.near_arc_reaches)
     arcs = NearArcs(foot, config.near_arc_min_cos)
