@@ -218,6 +218,10 @@ class TrackerConfig:
     #: read short in every view, c2 short in the present one; the joint decoding had them
     #: right, tall). The other 83 cached games of 1023-1026 are unchanged.
     gate_own_views: bool = False
+    #: Draft (session 29): the settles a cell stood occupied before it was recorded cap it.
+    gate_unrecorded_views: bool = False
+    #: Draft (session 29): a part view repeated counts once.
+    gate_part_views_once: bool = False
 
     def __post_init__(self) -> None:
         for f in fields(self):
