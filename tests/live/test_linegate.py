@@ -344,7 +344,7 @@ def _echo_then_recorded(on, later="LSTS"):
     feed.place("a4", "DSTH")
     feed.frames(1.0, busy=True)
     feed.pieces[d1] = Piece.from_symbol(later)
-    return feed, feed.frames(2.0)
+    return feed.frames(2.0)
 
 
 def test_a_cell_that_read_otherwise_while_it_stood_unrecorded_holds_the_line():
@@ -352,7 +352,7 @@ def test_a_cell_that_read_otherwise_while_it_stood_unrecorded_holds_the_line():
     # pieces never move); those readings were dropped on recording, so nothing saw d1's
     # views disagree with the line.
     for on, announced in ((True, False), (False, True)):
-        feed, events = _echo_then_recorded(on)
+        events = _echo_then_recorded(on)
         assert [e["name"] for e in events if e["type"] == "move"] == ["d1"]
         assert ("quarto" in types(events)) == announced
         if not announced:
@@ -364,6 +364,31 @@ def test_what_a_cell_showed_before_another_thing_stood_there_does_not_hold_the_l
     # for two settles; then a tall piece was put on it and its real "all tall" line must
     # stand. A piece never changes: readings that differ in two attributes or more from the
     # settle before showed something else.
-    feed, events = _echo_then_recorded(True, later="DSTS")  # colour and shape differ
+    events = _echo_then_recorded(True, later="DSTS")  # colour and shape differ
     assert [e["name"] for e in events if e["type"] == "move"] == ["d1"]
     assert "quarto" in types(events)
+
+
+def test_a_part_view_read_again_from_the_same_view_counts_once():
+    # Low-angle dev game 3028009: c3, seen 0.28 of its area, read hollow at 0.74 in every
+    # settle; summed as two separate views (the recording settle and the readings since) it
+    # was 0.85. Two looks at one unchanged part view are not independent: they count once.
+    c1 = Cell.from_name("c1")
+    part = {"visible": {c1: 0.3}, "odds": {c1: {"top": 0.74}}}
+    for once, factor in ((True, 1.0), (False, 2.0)):
+        feed = Feed(StateTracker(config=TrackerConfig(gate_part_views_once=once)))
+        feed.frames(1.0)
+        feed.place("c1", "LRSH", **part)
+        feed.place("a1", "DSSH", settle_s=2.0, **part)
+        tracker = feed.tracker
+        recorded = tracker._recordings[c1].readings
+        across, present = (branch[0] for branch in tracker._line_evidence([c1]))
+        for evidence in (across, present):
+            for piece in ALL_PIECES:
+                assert evidence.score(piece) == pytest.approx(factor * recorded.score(piece))
+    # a cell seen fully, or now seen otherwise than when recorded, keeps its two views
+    feed = Feed(StateTracker(config=TrackerConfig(gate_part_views_once=True)))
+    feed.frames(1.0)
+    feed.place("c1", "LRSH", **part)
+    feed.place("a1", "DSSH", visible={c1: 0.9}, odds={c1: {"top": 0.74}})
+    assert not feed.tracker._one_part_view(c1, feed.tracker._recordings[c1])
