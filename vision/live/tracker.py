@@ -299,7 +299,10 @@ class StateTracker:
         It is the lower of two readings of the board: each cell's readings across settles
         (they remember a piece now hidden) and the present settle's (a piece that changed
         since, say a misread phantom that a real piece later replaced, shows there); a cell
-        not read in the present settle counts with its history in both.
+        not read in the present settle counts with its history in both. A line cell's
+        probability of the shared value is capped by the settles it stood occupied before it
+        was recorded when they lean against it (``gate_unrecorded_views``; and by its own
+        views since, ``gate_own_views``).
         """
         game = self.game
         if game is None:
