@@ -323,3 +323,72 @@ def test_a_poorer_view_that_leans_against_does_not_hold_a_line():
     feed.place("c1", "DSSH", **behind)
     _, events = feed.place("d1", "DSTH", **behind)
     assert types(events) == ["move", "quarto"]
+
+
+def _echo_then_recorded(on, later="LSTS"):
+    """Low-angle dev game 3028003: a piece stood on d1 through settles, held back as an echo
+    of the piece that came with it (d2), reading round; after a later hand it was taken, and
+    then read square (the square piece beside it seen through), completing a1-d1 "all
+    square" by the record."""
+    d1, d2 = Cell.from_name("d1"), Cell.from_name("d2")
+    feed = Feed(StateTracker(config=TrackerConfig(gate_unrecorded_views=on,
+                                                  repair_confidence=1.0)))
+    feed.frames(1.0)
+    for name, sym in [("a1", "LSSS"), ("b1", "DSSH"), ("c1", "LSTH")]:
+        feed.place(name, sym)
+    feed.frames(1.0, busy=True)
+    feed.pieces[d2] = Piece.from_symbol("DRTS")
+    feed.pieces[d1] = Piece.from_symbol("LRTS")
+    events = feed.frames(2.0, change={d2: 0.8, d1: 0.05})  # the image changed on d2
+    assert [e["name"] for e in events if e["type"] == "move"] == ["d2"]
+    feed.place("a4", "DSTH")
+    feed.frames(1.0, busy=True)
+    feed.pieces[d1] = Piece.from_symbol(later)
+    return feed.frames(2.0)
+
+
+def test_a_cell_that_read_otherwise_while_it_stood_unrecorded_holds_the_line():
+    # The settles a cell stood occupied unrecorded are views of its piece too (placed
+    # pieces never move); those readings were dropped on recording, so nothing saw d1's
+    # views disagree with the line.
+    for on, announced in ((True, False), (False, True)):
+        events = _echo_then_recorded(on)
+        assert [e["name"] for e in events if e["type"] == "move"] == ["d1"]
+        assert ("quarto" in types(events)) == announced
+        if not announced:
+            assert any("possible Quarto a1-b1-c1-d1" in e.get("message", "") for e in events)
+
+
+def test_what_a_cell_showed_before_another_thing_stood_there_does_not_hold_the_line():
+    # Low-angle dev game 3028019: d2, empty, read as a short piece (a neighbour seen there)
+    # for two settles; then a tall piece was put on it and its real "all tall" line must
+    # stand. A piece never changes: readings that differ in two attributes or more from the
+    # settle before showed something else.
+    events = _echo_then_recorded(True, later="DSTS")  # colour and shape differ
+    assert [e["name"] for e in events if e["type"] == "move"] == ["d1"]
+    assert "quarto" in types(events)
+
+
+def test_a_part_view_read_again_from_the_same_view_counts_once():
+    # Low-angle dev game 3028009: c3, seen 0.28 of its area, read hollow at 0.74 in every
+    # settle; summed as two separate views (the recording settle and the readings since) it
+    # was 0.85. Two looks at one unchanged part view are not independent: they count once.
+    c1 = Cell.from_name("c1")
+    part = {"visible": {c1: 0.3}, "odds": {c1: {"top": 0.74}}}
+    for once, factor in ((True, 1.0), (False, 2.0)):
+        feed = Feed(StateTracker(config=TrackerConfig(gate_part_views_once=once)))
+        feed.frames(1.0)
+        feed.place("c1", "LRSH", **part)
+        feed.place("a1", "DSSH", settle_s=2.0, **part)
+        tracker = feed.tracker
+        recorded = tracker._recordings[c1].readings
+        across, present = (branch[0] for branch in tracker._line_evidence([c1]))
+        for evidence in (across, present):
+            for piece in ALL_PIECES:
+                assert evidence.score(piece) == pytest.approx(factor * recorded.score(piece))
+    # a cell seen fully, or now seen otherwise than when recorded, keeps its two views
+    feed = Feed(StateTracker(config=TrackerConfig(gate_part_views_once=True)))
+    feed.frames(1.0)
+    feed.place("c1", "LRSH", **part)
+    feed.place("a1", "DSSH", visible={c1: 0.9}, odds={c1: {"top": 0.74}})
+    assert not feed.tracker._one_part_view(c1, feed.tracker._recordings[c1])

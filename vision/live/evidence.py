@@ -48,6 +48,14 @@ class CellEvidence:
                 continue
             self.log_odds[name].append(log_odds(float(p), p_clip))
 
+    def add_log_odds(self, values: Mapping[str, float]) -> None:
+        """Add one reading given as attribute log-odds (absent attributes: not read), such
+        as another evidence's :meth:`read_means` (a whole settle counted as one reading)."""
+        self.frames += 1
+        for name in ATTRIBUTES:
+            if name in values:
+                self.log_odds[name].append(float(values[name]))
+
     def copy(self, window: int | None = None) -> CellEvidence:
         """A copy keeping the latest ``window`` readings of each attribute (default: the
         same window)."""
@@ -82,14 +90,19 @@ class CellEvidence:
 
 class SummedEvidence:
     """Separate views of one piece (say the settle that recorded it and a later one): their
-    log-likelihoods add, as for independent readings. Scores like :class:`CellEvidence`."""
+    log-likelihoods add, as for independent readings, each times its weight (default 1; a
+    view that repeats another adds less). Scores like :class:`CellEvidence`."""
 
-    def __init__(self, *parts: CellEvidence) -> None:
+    def __init__(self, *parts: CellEvidence, weights: Sequence[float] | None = None) -> None:
         self.parts = parts
+        self.weights = tuple(weights) if weights is not None else (1.0,) * len(parts)
+        if len(self.weights) != len(parts):
+            raise ValueError(f"{len(parts)} parts but {len(self.weights)} weights")
 
     def score(self, piece: Piece) -> float:
         """Log-likelihood of ``piece`` up to a constant shared by all pieces."""
-        return sum(part.score(piece) for part in self.parts)
+        return sum(w * part.score(piece) for w, part in zip(self.weights, self.parts,
+                                                            strict=True))
 
 
 def log_odds(p: float, clip: float) -> float:

@@ -23,7 +23,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from vision.game.model import Event, Game
-from vision.live.arrivals import ArrivalFilter
+from vision.live.arrivals import ArrivalFilter, differences
 from vision.live.change import sole_explainer
 from vision.live.evidence import (
     CellEvidence,
@@ -57,6 +57,11 @@ class _Recording:
     since: CellEvidence
     #: the piece those readings recorded (the record may have been corrected since)
     piece: Piece | None = None
+    #: the settles the cell stood occupied before it was recorded, one reading per settle
+    #: (see ``StateTracker._unrecorded``); None: recorded in the first settle it stood
+    before: CellEvidence | None = None
+    #: how much of the piece was in view (visible fraction) when it was recorded
+    seen: float = 1.0
 
 
 class StateTracker:
@@ -94,6 +99,12 @@ class StateTracker:
         #: orders two pieces that arrive in one settle (two turns went by without a settle)
         self._calm_seen: dict[Cell, float] = {}
         self._history: dict[Cell, CellEvidence] = {}  # fresh readings across windows
+        #: cells that stood occupied through settles without being recorded (an echo held,
+        #: a flicker, a refused cell): each such settle's mean readings, one reading per
+        #: settle. Placed pieces never move, so when such a cell is recorded later these are
+        #: earlier views of its piece (or of what a neighbour showed there)
+        self._unrecorded: dict[Cell, CellEvidence] = {}
+        self._window_settled = False  # the present window has settled
         self._arrival_odds: dict[Cell, float] = {}  # pieces that appeared with others
         #: the largest visible fraction each occupied cell was read at in this view (since
         #: the last bump): a correction must not come from a worse view than the record's
@@ -215,6 +226,7 @@ class StateTracker:
                         self._recordings[cell].since.add(reading, cfg.p_clip)
         if not self.settled:
             return []
+        self._window_settled = True
         return self._announce(self._on_settled(observation, float(now)), float(now))
 
     def correct_by_hand(self, attribute: str, now: float) -> list[Event]:
@@ -292,7 +304,10 @@ class StateTracker:
         It is the lower of two readings of the board: each cell's readings across settles
         (they remember a piece now hidden) and the present settle's (a piece that changed
         since, say a misread phantom that a real piece later replaced, shows there); a cell
-        not read in the present settle counts with its history in both.
+        not read in the present settle counts with its history in both. A line cell's
+        probability of the shared value is capped by the settles it stood occupied before it
+        was recorded when they lean against it (``gate_unrecorded_views``; and by its own
+        views since, ``gate_own_views``).
 
         A line through a piece taken from the image's change alone, with little or no
         reading of its own (``TrackerConfig.change_arrival_weak``), gets 0: the readings on
@@ -308,12 +323,23 @@ class StateTracker:
         shared = event.get("shared", {})
         arrival = math.prod(self._arrival_odds.get(cell, 1.0) for cell in line)
         caps = None
-        if self.config.gate_own_views:
-            caps = [{a: own_view_cap(self._own_views(c), a, v) for a, v in shared.items()}
+        if self.config.gate_own_views or self.config.gate_unrecorded_views:
+            caps = [{a: own_view_cap(self._capping_views(c), a, v) for a, v in shared.items()}
                     for c in line]
         best = min(line_confidence([joint[c] for c in line], shared, caps)
                    for joint in self._decoded_boards(cells))
         return arrival * best
+
+    def _capping_views(self, cell: Cell) -> list[CellEvidence]:
+        """The views of ``cell`` whose dissent caps its share of a line's confidence: its
+        own views (``gate_own_views``) and the settles it stood occupied before it was
+        recorded (``gate_unrecorded_views``)."""
+        views = self._own_views(cell) if self.config.gate_own_views else []
+        recording = self._recordings.get(cell)
+        if (self.config.gate_unrecorded_views and recording is not None
+                and recording.before is not None):
+            views.append(recording.before)
+        return views
 
     def _own_views(self, cell: Cell) -> list[CellEvidence]:
         """The separate views of ``cell``'s piece that :func:`own_view_cap` weighs: the
@@ -369,12 +395,24 @@ class StateTracker:
                 present.append(now or self._history.get(c) or empty)
                 continue
             recorded, since = recording.readings, recording.since
-            across.append(SummedEvidence(recorded, since))
+            once = self._one_part_view(c, recording)
+            across.append(_views(recorded, since, once=once))
             if recording.at >= start:
                 present.append(now or recorded)  # recorded in this settle: one view
             else:
-                present.append(SummedEvidence(recorded, now or since))
+                present.append(_views(recorded, now or since, once=once))
         return [across, present]
+
+    def _one_part_view(self, cell: Cell, recording: _Recording) -> bool:
+        """Whether ``cell``'s piece has been seen only in part (under
+        ``min_visible_fraction``) when recorded and now, from the same view as it was
+        recorded (``gate_part_views_once``)."""
+        cfg = self.config
+        if not cfg.gate_part_views_once:
+            return False
+        seen = self._seen_now(cell)
+        return (recording.seen < cfg.min_visible_fraction and seen < cfg.min_visible_fraction
+                and abs(seen - recording.seen) <= cfg.repair_view_drop)
 
     # -- internals ----------------------------------------------------------------------------
     def _announce(self, events: list[Event], now: float) -> list[Event]:
@@ -407,6 +445,22 @@ class StateTracker:
         return tuple(pattern)
 
     def _reset_window(self) -> None:
+        if self._window_settled and self.game is not None:
+            # A settle ends: the cells it read occupied that the record does not hold keep
+            # its readings, as one view (the settle's mean).
+            board = self.game.board
+            for cell, evidence in self._evidence.items():
+                means = evidence.read_means()
+                if board[cell] is not None or not means:
+                    continue
+                before = self._unrecorded.get(cell)
+                if before is None or _shows_another(before, means):
+                    # A piece never changes: a cell that reads otherwise in several
+                    # attributes from one settle to the next showed something else before
+                    # (a neighbour's echo, then a piece put on it). Only the latest run counts.
+                    before = self._unrecorded[cell] = CellEvidence(self.config.history_frames)
+                before.add_log_odds(means)
+        self._window_settled = False
         self._window_start = None
         self._window_frames = 0
         self._pattern = None
@@ -459,6 +513,8 @@ class StateTracker:
         self._arrivals.keep_occupied(occupied)
         for cell in [c for c in self._history if c not in occupied | recorded]:
             del self._history[cell]  # seen empty: its readings belong to no piece
+        for cell in [c for c in self._unrecorded if c not in occupied]:
+            del self._unrecorded[cell]
         self._refused &= occupied  # seen empty: a piece put there later is a move
         # Busy frames came but too briefly for a hand (``min_hand_s``): a lamp, a flick.
         brief = self._busy_from is not None and not self._hand_since_settle
@@ -646,6 +702,19 @@ class StateTracker:
         now = observation.reading(cell).occupied_probability
         return log_odds(now, 1e-3) - log_odds(before, 1e-3)
 
+    def _views_before(self, cell: Cell, recording: CellEvidence) -> CellEvidence | None:
+        """The settles ``cell`` stood occupied unrecorded before ``recording`` recorded its
+        piece, when they show the same thing (see :func:`_shows_another`)."""
+        before = self._unrecorded.pop(cell, None)
+        if before is None or _shows_another(before, recording.read_means()):
+            return None
+        return before
+
+    def _seen_now(self, cell: Cell) -> float:
+        """How much of ``cell``'s piece the latest reading sees (visible fraction)."""
+        observation = self._last_observation
+        return 1.0 if not observation else observation.reading(cell).visible_fraction
+
     def _log_odds(self, cell: Cell) -> dict[str, float]:
         """Mean log-odds of each attribute read on ``cell`` in this settle (absent: unread)."""
         evidence = self._evidence.get(cell)
@@ -660,6 +729,7 @@ class StateTracker:
         self._hidden_guess.clear()
         self._unseen.clear()
         self._history = {c: e for c, e in self._history.items() if c in occupied}
+        self._unrecorded = {c: e for c, e in self._unrecorded.items() if c in occupied}
         self._arrival_odds.clear()
         self._arrivals.clear()
         self._gate.clear()
@@ -765,7 +835,9 @@ class StateTracker:
             # held before (a neighbour's echo, a phantom, a hand) was not this piece.
             self._history[cell] = evidence.copy(self.config.history_frames)
             self._recordings[cell] = _Recording(
-                evidence.copy(), now, CellEvidence(self.config.history_frames), best)
+                evidence.copy(), now, CellEvidence(self.config.history_frames), best,
+                before=self._views_before(cell, evidence),
+                seen=self._seen_now(cell))
             events += game.place(cell, best, now)
             unplayed.remove(best)
         return events
@@ -943,8 +1015,27 @@ class StateTracker:
         return self.game.warn(now, message)
 
 
+#: Attributes read otherwise from one settle to the next that say a cell shows another thing.
+_NEW_THING_DIFFERENCES = 2
 _TAKEN_BACK = "a hidden piece's guess taken back by a clear reading"
 _TRADED = "traded with a later piece that reads more like it"
+
+
+def _shows_another(before: CellEvidence, means: Mapping[str, float]) -> bool:
+    """Whether a settle's readings of a cell (``means``) differ from the latest settle of
+    ``before`` in ``_NEW_THING_DIFFERENCES`` attributes or more: a piece never changes, so
+    the earlier settles showed something else there (a neighbour's echo, before a piece was
+    put on the cell)."""
+    last = {name: lo[-1] for name, lo in before.log_odds.items() if lo}
+    return differences(last, dict(means)) >= _NEW_THING_DIFFERENCES
+
+
+def _views(*views: CellEvidence, once: bool = False) -> SummedEvidence:
+    """Separate views of one piece, summed; ``once``: they repeat one view, so they count as
+    one (the mean of those that read anything)."""
+    read = [v for v in views if v.frames]
+    weight = 1.0 / max(len(read), 1) if once else 1.0
+    return SummedEvidence(*views, weights=[weight] * len(views))
 
 
 def _probability_of(evidence: CellEvidence, a: Piece, b: Piece) -> float:

@@ -235,6 +235,29 @@ class TrackerConfig:
     #: read short in every view, c2 short in the present one; the joint decoding had them
     #: right, tall). The other 83 cached games of 1023-1026 are unchanged.
     gate_own_views: bool = False
+    #: The settles a cell stood occupied before its piece was recorded (held back as an
+    #: echo, a flicker, a refused cell) are views of that piece too: placed pieces never
+    #: move. Their readings (one per settle, the settle's mean) cap the cell's probability of
+    #: the shared value when they lean against it, as :func:`vision.live.evidence.own_view_cap`
+    #: caps. Only the latest run of settles that show one thing counts: a cell that reads
+    #: otherwise in two attributes or more from one settle to the next (or when recorded)
+    #: showed something else before (a neighbour seen there, then a piece put on it;
+    #: low-angle dev game 3028019, whose real "all tall" line must stand). Low-angle dev game
+    #: 3028003: d4's piece stood there from 25 s, held as the echo of a phantom, reading
+    #: round in five settles (square 0.26 together); recorded by a trade at 41.1 s it read
+    #: square (the square piece put in front, seen through) and "all square" was shouted
+    #: falsely at 0.90; capped, 0.24, held, and it lapsed. Session 29 (helper-29b), item by
+    #: item in docs/design.md: the 36 low-angle dev games, false alarms 3 -> 2, nothing else
+    #: changed; none of the mixed-angle games changed.
+    gate_unrecorded_views: bool = True
+    #: A piece seen only in part (visible fraction under ``min_visible_fraction``) when
+    #: recorded and now, from about the same view (within ``repair_view_drop``): the
+    #: recording settle and the readings since are two looks at one unchanged part view, not
+    #: independent views, so in the line confidence they count once (their mean), not summed
+    #: (``gate_counts_recorded``). Off: measured (session 29) it changes no announcement; it
+    #: lowers low-angle dev game 3028009's false "all hollow" at 37.3 s (c3 seen 0.28, read
+    #: hollow 0.74 in every settle) from 0.83 to 0.64, not below the threshold.
+    gate_part_views_once: bool = False
 
     def __post_init__(self) -> None:
         for f in fields(self):
