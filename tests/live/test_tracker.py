@@ -693,6 +693,14 @@ def test_a_piece_seen_unsurely_is_the_move_when_the_image_changed_there_alone(sc
         assert any("only c1 changed" in e.get("message", "") for e in events)
 
 
+def _turn_beside_phantom(feed, name, symbol, phantom, **frames):
+    """A hand puts ``symbol`` on ``name``; ``phantom`` (0.4 in view) reads 0.8 occupied."""
+    feed.frames(1.0, busy=True)
+    feed.pieces[Cell.from_name(name)] = Piece.from_symbol(symbol)
+    obs = _with_occupancy(readings_from_pieces(feed.pieces, visible={phantom: 0.4}), phantom, 0.8)
+    return feed.frames(frames.pop("seconds", 1.0), obs=obs, **frames)
+
+
 @pytest.mark.parametrize("scores, knob, moved", [
     ({"c1": 0.6, "d4": 0.0}, True, True),  # the image changed on c1 alone: its piece
     ({"c1": 0.6, "d4": 0.0}, False, False),  # knob off: c1 is still a doubtful cell
@@ -712,21 +720,13 @@ def test_a_doubtful_cell_is_the_move_when_the_image_changed_there_alone(scores, 
     feed.frames(1.0)
     feed.place("a1", "LRSS")
     c1 = Cell.from_name("c1")
-    feed.frames(1.0, busy=True)
-    feed.pieces[Cell.from_name("b2")] = Piece.from_symbol("DSTH")
-    phantom = _with_occupancy(readings_from_pieces(feed.pieces, visible={c1: 0.4}), c1, 0.8)
-    events = feed.frames(1.0, obs=phantom)
+    events = _turn_beside_phantom(feed, "b2", "DSTH", c1)
     assert [e["name"] for e in events if e["type"] == "move"] == ["b2"]
-    feed.frames(1.0, busy=True)  # another turn: c1 stays doubtful, reading as it did
-    feed.pieces[Cell.from_name("d3")] = Piece.from_symbol("LRTH")
-    phantom = _with_occupancy(readings_from_pieces(feed.pieces, visible={c1: 0.4}), c1, 0.8)
-    events = feed.frames(1.0, obs=phantom)
+    # another turn: c1 stays doubtful, reading as it did
+    events = _turn_beside_phantom(feed, "d3", "LRTH", c1)
     assert [e["name"] for e in events if e["type"] == "move"] == ["d3"]
-    feed.frames(1.0, busy=True)
-    feed.pieces[c1] = Piece.from_symbol("LSSS")
-    obs = _with_occupancy(readings_from_pieces(feed.pieces, visible={c1: 0.4}), c1, 0.8)
     change = None if scores is None else {Cell.from_name(k): v for k, v in scores.items()}
-    events = feed.frames(1.0, obs=obs, change=change)
+    events = _turn_beside_phantom(feed, "c1", "LSSS", c1, change=change)
     assert [e["name"] for e in events if e["type"] == "move"] == (["c1"] if moved else [])
     if moved:
         assert any("read occupied before the hand" in e.get("message", "") for e in events)
@@ -769,15 +769,10 @@ def test_a_line_through_a_piece_taken_from_the_change_alone_is_not_announced():
     feed.place("a1", "LRSS")
     feed.place("b1", "LSTH")
     c1 = Cell.from_name("c1")
-    feed.frames(1.0, busy=True)
-    feed.pieces[Cell.from_name("d1")] = Piece.from_symbol("LRTH")
-    phantom = _with_occupancy(readings_from_pieces(feed.pieces, visible={c1: 0.4}), c1, 0.8)
-    events = feed.frames(1.0, obs=phantom)
+    events = _turn_beside_phantom(feed, "d1", "LRTH", c1)
     assert [e["name"] for e in events if e["type"] == "move"] == ["d1"]
-    feed.frames(1.0, busy=True)
-    feed.pieces[c1] = Piece.from_symbol("LSSS")
-    obs = _with_occupancy(readings_from_pieces(feed.pieces, visible={c1: 0.4}), c1, 0.8)
-    events = feed.frames(2.0, obs=obs, change={c1: 0.6, Cell.from_name("d4"): 0.0})
+    events = _turn_beside_phantom(feed, "c1", "LSSS", c1, seconds=2.0,
+                                  change={c1: 0.6, Cell.from_name("d4"): 0.0})
     assert [e["name"] for e in events if e["type"] == "move"] == ["c1"]
     assert feed.tracker.game.board[c1] == Piece.from_symbol("LSSS")  # the line is in the record
     assert "quarto" not in types(events)
