@@ -1176,3 +1176,41 @@ def test_the_arrival_is_where_the_image_changed_though_a_cell_in_front_reads_it(
     if measured:
         assert any(front.name in e.get("message", "") and "not taken" in e.get("message", "")
                    for e in events)
+
+
+@pytest.mark.parametrize("knob", [True, False])
+def test_a_hidden_guess_whose_cell_reads_occupied_anew_later_is_retaken_as_that_turn(knob):
+    # Low-angle game 3028014: a nudge's change behind tall pieces took c4 as a hidden move
+    # (read 0.29, seen 58%); the real piece came to c4 a turn after the next move, and c4
+    # then read 0.99 (5.5 nats up), a turn that showed no new cell. The record's order was
+    # off from the guess on. With ``retake_rising_guess`` the guess's move and the moves
+    # after it are placed again in order, the guessed cell last.
+    feed = Feed(StateTracker(config=TrackerConfig(retake_rising_guess=knob)))
+    feed.frames(1.0)
+    feed.place("a1", "LRSS")
+    feed.place("b2", "DSTH")
+    c1 = Cell.from_name("c1")
+    feed.frames(1.0, visible={c1: 0.3})
+    feed.frames(1.0, busy=True)  # a hand that only nudged: c1 reads 0.2 behind b2
+    nudged = _with_occupancy(readings_from_pieces(feed.pieces, visible={c1: 0.3}), c1, 0.2)
+    events = feed.frames(1.0, obs=nudged)
+    guess = next(e for e in events if e["type"] == "move")
+    assert guess["name"] == "c1"
+    guessed = Piece.from_attributes(guess["piece"])
+    later = next(p for p in ("DRTS", "LSTH", "DSSS") if Piece.from_symbol(p) != guessed)
+    feed.frames(1.0, busy=True)
+    feed.pieces[Cell.from_name("d4")] = Piece.from_symbol(later)
+    feed.frames(1.0, obs=_with_occupancy(readings_from_pieces(feed.pieces, visible={c1: 0.3}),
+                                         c1, 0.2))
+    feed.frames(1.0, busy=True)  # the piece goes to c1: it reads 0.95 though half hidden
+    came = _with_occupancy(readings_from_pieces(feed.pieces, visible={c1: 0.3}), c1, 0.95)
+    events = feed.frames(1.0, obs=came)
+    moves = [m.cell.name for m in feed.tracker.game.moves]
+    if knob:
+        assert [(e["type"], e["name"]) for e in events if e["type"] in ("undo", "move")] == [
+            ("undo", "d4"), ("undo", "c1"), ("move", "d4"), ("move", "c1")]
+        assert moves == ["a1", "b2", "d4", "c1"]
+    else:
+        assert [e for e in events if e["type"] in ("undo", "move")] == []
+        assert moves == ["a1", "b2", "c1", "d4"]
+    assert "quarto" not in types(feed.events)

@@ -561,6 +561,8 @@ class StateTracker:
             elif hidden is not None:
                 how = (f" and only {hidden.name} changed, partly hidden behind other pieces "
                        "and read unsurely")
+            if hidden is None and self.config.retake_rising_guess:
+                events += self._retake_guess(observation, now)
             if hidden is not None:
                 events += self._warn_once("hidden:" + hidden.name, now,
                                           f"a hand came and went{how}: taken as the move")
@@ -576,6 +578,46 @@ class StateTracker:
         self._view_moved = False
         self._settled_occ = {r.cell: r.occupied_probability for r in observation.cells}
         events += self._recheck(observation, occupied & recorded, now)
+        return events
+
+    def _retake_guess(self, observation: Observation, now: float) -> list[Event]:
+        """A turn that showed no new cell, and one cell recorded earlier as a hidden guess
+        (a hidden arrival, no reading of its own) now reads much more occupied (log-odds up
+        by ``hidden_arrival_min_rise``): the piece went there now, so the guess was taken
+        a turn early (a nudge's or shadow's change). The guess's move is taken back with
+        the moves after it, and those are placed again in order, the guessed cell last: the
+        record's order then follows the pieces' (``TrackerConfig.retake_rising_guess``).
+        Nothing is done when the re-placed moves would make or unmake a line."""
+        game = self.game
+        if (game is None or not self.awaiting_move or self._view_moved
+                or not self._settled_occ or game.claimable_lines):
+            return []
+        rising = [c for c in sorted(self._hidden_guess) if game.board[c] is not None
+                  and self._occupancy_rise(observation, c) >= self.config.hidden_arrival_min_rise]
+        if len(rising) != 1:
+            return []
+        cell = rising[0]
+        index = next(i for i, m in enumerate(game.moves) if m.cell == cell)
+        later = game.moves[index + 1:]
+        if not later:
+            return []  # the guess is the last move: the order stands
+        guess = game.moves[index]
+        order = [(m.cell, m.piece) for m in later] + [(guess.cell, guess.piece)]
+        trial = Game.replay(game.events, self.rules)
+        for _ in range(len(later) + 1):
+            trial.undo(now)
+        for c, p in order:
+            made = trial.place(c, p, now)
+            if any(e["type"] in ("quarto", "quarto_missed", "game_end") for e in made):
+                return []
+        events = game.warn(now, f"{cell.name}, recorded as a hidden guess at move "
+                                f"{guess.index}, reads occupied anew after this hand: its "
+                                "piece came now; the moves since are placed again in order")
+        for _ in range(len(later) + 1):
+            events += game.undo(now, "re-taken: a hidden guess came a turn early")
+        for c, p in order:
+            events += game.place(c, p, now)
+        self._gate.keep_only(game.claimable_lines)
         return events
 
     def _take_back_guess(self, cell: Cell, evidence: CellEvidence, best: Piece,

@@ -183,6 +183,11 @@ class TrackerConfig:
     change_arrival_weak: bool = True
     change_arrival_weak_min: float = 0.3
     change_arrival_weak_rise: float = 0.5
+    #: A turn that showed no new cell, where a cell recorded earlier as a hidden guess reads
+    #: much more occupied (``hidden_arrival_min_rise``): the piece came now, the guess was
+    #: early; re-take the guess's move as this turn's (``StateTracker._retake_guess``).
+    #: Off: measured in session 29 (helper-29f), see docs/design.md.
+    retake_rising_guess: bool = False
     #: Log-likelihood margin (nats) between the best and second-best unplayed piece above which
     #: a new piece counts as read.
     decision_margin: float = 2.0
