@@ -122,11 +122,10 @@ class StateTracker:
         #: each cell's occupied probability on the last settled frame
         self._settled_occ: dict[Cell, float] = {}
         self._change: Mapping[Cell, float] | None = None  # this frame's change scores
-        #: cells recorded by a hidden arrival: their piece is a guess from no reading
-        self._hidden_guess: set[Cell] = set()
-        #: ...of them, those taken on the image's change with little or no reading of their
-        #: own (``TrackerConfig.change_arrival_weak``): no line through them is announced
-        self._unseen: set[Cell] = set()
+        #: cells recorded by a hidden arrival: their piece is a guess from no reading. True:
+        #: taken on the image's change with little or no reading of its own
+        #: (``TrackerConfig.change_arrival_weak``): no line through it is announced
+        self._hidden_guess: dict[Cell, bool] = {}
         self._view_moved = True  # the view moved (bump, board lost) since the last settle
         #: cells whose piece the user set by hand: no reading overrules them
         self._by_hand: set[Cell] = set(by_hand)
@@ -165,7 +164,7 @@ class StateTracker:
         no reading, a hidden arrival): what the reader may take as known."""
         if self.game is None:
             return {}
-        doubtful = self._hidden_guess - self._by_hand
+        doubtful = self._hidden_guess.keys() - self._by_hand
         return {cell: piece for cell, piece in self.game.board.items() if cell not in doubtful}
 
     def update(self, observation: Observation, now: float, *, busy: bool = False,
@@ -249,8 +248,7 @@ class StateTracker:
         for changed in changes:
             self._by_hand.add(changed)
             self._guessed.discard(changed)
-            self._hidden_guess.discard(changed)
-            self._unseen.discard(changed)
+            self._hidden_guess.pop(changed, None)
         self._gate.keep_only(game.claimable_lines)
         return events
 
@@ -272,8 +270,7 @@ class StateTracker:
         self._recordings.pop(cell, None)
         self._arrival_odds.pop(cell, None)
         self._guessed.discard(cell)
-        self._hidden_guess.discard(cell)
-        self._unseen.discard(cell)
+        self._hidden_guess.pop(cell, None)
         self._gate.keep_only(game.claimable_lines)
         return events
 
@@ -317,15 +314,15 @@ class StateTracker:
         if game is None:
             return 0.0
         line = [Cell(int(r), int(c)) for r, c in event["cells"]]
-        if self._unseen.intersection(line):
+        if any(self._hidden_guess.get(cell) for cell in line):
             return 0.0  # a piece taken from the image's change, never read: not shouted
         cells = sorted({cell for cell, _ in game.board.items()} | set(line))
         shared = event.get("shared", {})
         arrival = math.prod(self._arrival_odds.get(cell, 1.0) for cell in line)
         caps = None
         if self.config.gate_own_views or self.config.gate_unrecorded_views:
-            caps = [{a: own_view_cap(self._capping_views(c), a, v) for a, v in shared.items()}
-                    for c in line]
+            views = [self._capping_views(c) for c in line]
+            caps = [{a: own_view_cap(v, a, value) for a, value in shared.items()} for v in views]
         best = min(line_confidence([joint[c] for c in line], shared, caps)
                    for joint in self._decoded_boards(cells))
         return arrival * best
@@ -355,12 +352,10 @@ class StateTracker:
         game = self.game
         if recording is not None and game is not None and game.board[cell] == recording.piece:
             views.append(recording.readings)
-        observation = self._last_observation
         present = self._evidence.get(cell)
-        if present is None or observation is None:
+        if present is None or self._last_observation is None:
             return views
-        seen = observation.reading(cell).visible_fraction
-        if seen < self._clearest.get(cell, 0.0) - self.config.repair_view_drop:
+        if self._seen_now(cell) < self._clearest.get(cell, 0.0) - self.config.repair_view_drop:
             return views
         if recording is not None:
             views.append(recording.since)
@@ -568,9 +563,7 @@ class StateTracker:
                                           f"a hand came and went{how}: taken as the move")
                 events += self._place_new([hidden], now, wait=False)
                 if self.game.board[hidden] is not None:
-                    self._hidden_guess.add(hidden)
-                    if unseen:
-                        self._unseen.add(hidden)
+                    self._hidden_guess[hidden] = unseen
         elif new_cells:
             events += self._place_new(new_cells, now)
         self._hand_since_settle = False
@@ -666,7 +659,7 @@ class StateTracker:
                                        self.config.repair_recorded_weight)
 
         gain, chosen = 0.0, None
-        for other in sorted(self._guessed - self._hidden_guess):
+        for other in sorted(self._guessed - self._hidden_guess.keys()):
             piece, seen = game.board[other], self._evidence.get(other)
             if piece is None or seen is None or not seen.read_fully:
                 continue
@@ -769,7 +762,6 @@ class StateTracker:
         self._guessed.clear()
         self._recordings.clear()
         self._hidden_guess.clear()
-        self._unseen.clear()
         self._history = {c: e for c, e in self._history.items() if c in occupied}
         self._unrecorded = {c: e for c, e in self._unrecorded.items() if c in occupied}
         self._arrival_odds.clear()
@@ -921,8 +913,7 @@ class StateTracker:
         self._recordings.pop(last.cell, None)
         self._arrival_odds.pop(last.cell, None)
         self._guessed.discard(last.cell)
-        self._hidden_guess.discard(last.cell)
-        self._unseen.discard(last.cell)
+        self._hidden_guess.pop(last.cell, None)
         self._gate.keep_only(game.claimable_lines)
         return events
 
