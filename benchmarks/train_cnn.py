@@ -78,7 +78,7 @@ def render_missing(folder: Path, seeds: range, palette: str = "classic") -> None
 
 
 def extract(paths: list[Path], *, jitters: int, seed: int, cfg: PatchConfig,
-            cache: Path | None) -> dict[str, np.ndarray]:
+            cache: Path | None, jitter: JitterConfig | None = None) -> dict[str, np.ndarray]:
     """Patches, scalars, targets and weights of every image: the exact pose and ``jitters``
     poses jittered the way the board finder errs. Cached as float16 in ``cache``."""
     if cache is not None and cache.exists():
@@ -104,7 +104,7 @@ def extract(paths: list[Path], *, jitters: int, seed: int, cfg: PatchConfig,
             continue
         y, w = cell_targets(label)
         views = [label.board_view] + [
-            jitter_view(label.board_view, rng, JitterConfig()) for _ in range(jitters)
+            jitter_view(label.board_view, rng, jitter or JitterConfig()) for _ in range(jitters)
         ]
         for v in views:
             p = cell_patches(frame, v, config=cfg)
@@ -324,6 +324,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--images", type=int, default=2500, help="training seeds from 100000")
     ap.add_argument("--no-render", action="store_true", help="use only the cached images")
     ap.add_argument("--jitters", type=int, default=2)
+    ap.add_argument("--focal-jitter", type=float, nargs=2, default=(0.0, 0.0),
+                    metavar=("LOW", "TOP"),
+                    help="scales of the jittered poses' log focal-length error up to 60 degrees "
+                         "and straight above (JitterConfig.focal_log_scale_low/_top; use a new "
+                         "--cache folder)")
     ap.add_argument("--epochs", type=int, default=14)
     ap.add_argument("--widths", type=str, default="16,32,64,64")
     ap.add_argument("--hidden", type=int, default=128)
@@ -394,6 +399,8 @@ def main(argv: list[str] | None = None) -> int:
           f"({args.extra_palette}) {len(extra)} training, {len(val_extra)} validation; "
           f"{len(more)} more training", flush=True)
     args.cache.mkdir(parents=True, exist_ok=True)
+    jitter = JitterConfig(focal_log_scale_low=args.focal_jitter[0],
+                          focal_log_scale_top=args.focal_jitter[1])
     # Cached in chunks of 500 seeds so that adding renders only extracts the new ones.
     chunks = []
     for paths in (train, extra, more):
@@ -401,13 +408,15 @@ def main(argv: list[str] | None = None) -> int:
             part = paths[start:start + 500]
             name = f"train_{part[0].stem}_{part[-1].stem}_j{args.jitters}.npz"
             chunks.append(extract(part, jitters=args.jitters, seed=int(part[0].stem), cfg=cfg,
-                                  cache=args.cache / name if len(part) == 500 else None))
+                                  cache=args.cache / name if len(part) == 500 else None,
+                                  jitter=jitter))
     tr = {k: np.concatenate([c[k] for c in chunks]) for k in chunks[0]}
-    va = extract(val, jitters=1, seed=2, cfg=cfg, cache=args.cache / f"val_{len(val)}.npz")
+    va = extract(val, jitters=1, seed=2, cfg=cfg, cache=args.cache / f"val_{len(val)}.npz",
+                 jitter=jitter)
     vx = None
     if val_extra:
         vx = extract(val_extra, jitters=1, seed=3, cfg=cfg, cache=args.cache /
-                     f"val_{val_extra[0].stem}_{val_extra[-1].stem}.npz")
+                     f"val_{val_extra[0].stem}_{val_extra[-1].stem}.npz", jitter=jitter)
     print(f"training cells {len(tr['y'])}, validation cells {len(va['y'])}"
           + ("" if vx is None else f" + {len(vx['y'])} extra"), flush=True)
 
@@ -479,7 +488,8 @@ def main(argv: list[str] | None = None) -> int:
     print("temperatures: " + ", ".join(f"{o}={t:.2f}" for o, t in zip(OUTPUTS, temp, strict=True)))
     folded = fold(net, temp)
     info = {"train_images": len(train), "validation_seeds": [VAL_SEEDS.start, VAL_SEEDS.stop - 1],
-            "jitters": args.jitters, "epochs": args.epochs, "widths": list(widths),
+            "jitters": args.jitters, "focal_jitter": list(args.focal_jitter),
+            "epochs": args.epochs, "widths": list(widths),
             "hidden": args.hidden, "augment": args.augment,
             "size_weight": args.size_weight,
             "init": None if args.init is None else str(args.init.name), "lr": args.lr,

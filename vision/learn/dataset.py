@@ -7,6 +7,7 @@ read with ``vision.evaluation.labels.load_label``, the loader every evaluation u
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 
 import cv2
@@ -69,6 +70,15 @@ class JitterConfig:
     tilt_deg: float = 0.4
     #: Std of the board-height error, metres.
     lift_m: float = 0.0005
+    #: Scale (Laplace) of the error of the focal length's natural log, at elevations up to
+    #: ``focal_flat_deg`` and straight above: the uncalibrated finder takes the focal length
+    #: from the board's foreshortening, which fades as the camera rises, so its errors grow
+    #: with the elevation and have a long tail. 0 draws no focal error (and nothing from the
+    #: generator, so the other draws stay as they were).
+    focal_log_scale_low: float = 0.0
+    focal_log_scale_top: float = 0.0
+    #: The elevation (degrees) from which the scale grows, linearly, to the top one at 90.
+    focal_flat_deg: float = 60.0
 
 
 @dataclass(frozen=True)
@@ -93,10 +103,46 @@ def jitter_view(view: BoardView, rng: np.random.Generator, cfg: JitterConfig) ->
     rx, ry, rz = np.radians([rng.normal(0, cfg.tilt_deg), rng.normal(0, cfg.tilt_deg),
                              rng.normal(0, cfg.spin_deg)])
     rot, _ = cv2.Rodrigues(np.array([rx, ry, rz]))
+    if cfg.focal_log_scale_low > 0 or cfg.focal_log_scale_top > 0:
+        view = refocus_view(view, float(np.exp(rng.laplace(0.0, _focal_scale(view, cfg)))))
     pose = view.camera.pose
     # Board points X map to the camera as R (rot X + shift) + t.
     new = Pose(pose.R @ rot, pose.t + pose.R @ shift)
     return BoardView(Camera(view.camera.intrinsics, new), view.spec, view.calibrated, view.score)
+
+
+def view_elevation_deg(view: BoardView) -> float:
+    """The camera's elevation over the board plane, seen from the board's centre, degrees."""
+    centre = view.camera.pose.camera_center
+    return float(np.degrees(np.arctan2(abs(centre[2]), np.hypot(centre[0], centre[1]))))
+
+
+def _focal_scale(view: BoardView, cfg: JitterConfig) -> float:
+    rise = max(0.0, view_elevation_deg(view) - cfg.focal_flat_deg) / (90.0 - cfg.focal_flat_deg)
+    return cfg.focal_log_scale_low + min(rise, 1.0) * (
+        cfg.focal_log_scale_top - cfg.focal_log_scale_low)
+
+
+def refocus_view(view: BoardView, factor: float) -> BoardView:
+    """The board seen through a focal length ``factor`` times the view's, posed so that the
+    board plane's image stays where it is (a least-squares fit to points spread over the
+    board), as an uncalibrated fit that gets the focal length wrong still fits the rings:
+    what moves is everything above the plane, the pieces' tops most."""
+    intr = view.camera.intrinsics
+    new_intr = dataclasses.replace(intr, fx=intr.fx * factor, fy=intr.fy * factor)
+    g = np.linspace(-0.45, 0.45, 7) * view.spec.side_m
+    xx, yy = np.meshgrid(g, g)
+    obj = np.column_stack([xx.ravel(), yy.ravel(), np.zeros(xx.size)])
+    img = view.project(obj)
+    rvec0, _ = cv2.Rodrigues(view.camera.pose.R)
+    ok, rvec, tvec = cv2.solvePnP(obj, img, new_intr.matrix, new_intr.dist, rvec0.copy(),
+                                  view.camera.pose.t.reshape(3, 1).copy(),
+                                  useExtrinsicGuess=True, flags=cv2.SOLVEPNP_ITERATIVE)
+    if not ok:
+        return view
+    rot, _ = cv2.Rodrigues(rvec)
+    return BoardView(Camera(new_intr, Pose(rot, tvec.ravel())), view.spec, view.calibrated,
+                     view.score)
 
 
 def cell_targets(
