@@ -16,7 +16,11 @@ folder and band it prints:
 - the foot check: cells read occupied whose footprint samples are at least half free of
   the nearer read pieces (and at least 4), where at least ``s`` of the free samples are
   within 8 Lab units of the bare board (``CellColours.board_distance``): phantoms such a
-  check would remove (+) and real pieces it would remove (-).
+  check would remove (+) and real pieces it would remove (-);
+- the rim probe, on the cells under 0.3 in view that hold no tall piece: how many have a
+  point of a short top's rim free (24 angles; the points 0.3 and 0.7 footprints from the
+  axis at the fitted short height both free of the nearer read pieces), and the median
+  Lab distance between those inside and outside points, by truth and reading.
 
 Throwaway-grade (about 0.25 s an image); nothing in the package uses it.
 """
@@ -34,6 +38,7 @@ from vision.evaluation.labels import iter_labelled_images
 from vision.learn.fuse import HAND_LEARNED_WEIGHTS, _fused_odds
 from vision.learn.reader import read_cells_learned
 from vision.read.exposure import normalise_exposure
+from vision.read.geometry import circle_points, project_grid
 from vision.read.reader import measure_cells, observe_cells
 from vision.read.visibility import OcclusionMask
 from vision.rules.board import ALL_CELLS
@@ -51,6 +56,9 @@ class Cell:
     free: int  # footprint samples free of the read nearer pieces
     samples: int
     board_like: float  # share of the free samples within 8 Lab of the bare board
+    tall: bool
+    rim_free: int  # rim angles whose inside and outside points are both free
+    rim_contrast: float  # median Lab distance inside-outside there (NaN when none)
 
 
 def read_folder(folder: str, lo: float, hi: float) -> list[Cell]:
@@ -72,6 +80,13 @@ def read_folder(folder: str, lo: float, hi: float) -> list[Cell]:
         p_tall = np.array([0.5 if o["height"] is None else float(o["height"]) for o in odds])
         heights = np.where(p_tall >= 0.5, feats.heights.tall_m, feats.heights.short_m)
         dist = feats.colours.board_distance()
+        tall = {c.cell.name: c.piece is not None and c.piece.value("height") == "tall"
+                for c in label.cells}
+        angles = np.linspace(0.0, 2.0 * np.pi, 24, endpoint=False)
+        short = np.array([feats.heights.short_m])
+        f = frames.footprint_m
+        inner = project_grid(view, circle_points(frames, 0.3 * f, short, angles))[:, 0]
+        outer = project_grid(view, circle_points(frames, 0.7 * f, short, angles))[:, 0]
         for i in range(16):
             mask = OcclusionMask(view, frames)
             for j in range(16):
@@ -79,13 +94,19 @@ def read_folder(folder: str, lo: float, hi: float) -> list[Cell]:
                     mask.add(j, float(heights[j]))
             free = mask.uncovered(feats.colours.body_px[i])
             d = dist[i][free]
+            rim = mask.uncovered(inner[i]) & mask.uncovered(outer[i])
+            v_in, _ = feats.patch.sample(inner[i])
+            v_out, _ = feats.patch.sample(outer[i])
+            step = np.linalg.norm(np.asarray(v_in) - np.asarray(v_out), axis=-1)[rim]
             out.append(Cell(
                 truth=truth[ALL_CELLS[i].name], fused=float(occ[i]),
                 net=learned.cells[i].occupied_probability,
                 hand=float(feats.occupied_probability[i]),
                 shows=mask.visible_fraction(i, float(feats.heights.short_m)),
                 free=int(free.sum()), samples=int(free.size),
-                board_like=float(np.mean(d < 8.0)) if d.size else 0.0))
+                board_like=float(np.mean(d < 8.0)) if d.size else 0.0,
+                tall=tall[ALL_CELLS[i].name], rim_free=int(rim.sum()),
+                rim_contrast=float(np.median(step)) if step.size else float("nan")))
     return out
 
 
@@ -117,6 +138,19 @@ def report(name: str, cells: list[Cell]) -> None:
         checks.append(f"{s}: +{sum(not c.truth for c in hit)} -{sum(c.truth for c in hit)}")
     print("  foot check (share board-like) -> phantoms removed +, pieces removed -: "
           + ", ".join(checks))
+    kinds = ("empty read empty", "empty read occupied", "short read occupied",
+             "short read empty")
+    def kind(c: Cell) -> str:
+        return (f"{'short' if c.truth else 'empty'} read "
+                f"{'occupied' if c.fused >= 0.5 else 'empty'}")
+    rim = [c for c in cells if c.shows < 0.3 and not c.tall]
+    parts = []
+    for k in kinds:
+        of = [c for c in rim if kind(c) == k]
+        seen = [c.rim_contrast for c in of if c.rim_free > 0]
+        med = f"{np.median(seen):.1f}" if seen else "-"
+        parts.append(f"{k} {len(seen)} of {len(of)} (contrast {med})")
+    print("  rim probe, hidden cells with a free rim: " + "; ".join(parts))
 
 
 def main() -> None:
