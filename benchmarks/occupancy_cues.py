@@ -30,16 +30,12 @@ from __future__ import annotations
 import argparse
 from dataclasses import dataclass
 
-import cv2
 import numpy as np
 from numpy.typing import NDArray
+from occupancy_errors import read_undecoded
 
 from vision.evaluation.labels import iter_labelled_images
-from vision.learn.fuse import HAND_LEARNED_WEIGHTS, _fused_odds
-from vision.learn.reader import read_cells_learned
-from vision.read.exposure import normalise_exposure
 from vision.read.geometry import circle_points, project_grid
-from vision.read.reader import measure_cells, observe_cells
 from vision.read.visibility import OcclusionMask
 from vision.rules.board import ALL_CELLS
 
@@ -67,13 +63,8 @@ def read_folder(folder: str, lo: float, hi: float) -> list[Cell]:
         if (label.board_view is None or label.elevation_deg is None
                 or not lo <= label.elevation_deg < hi):
             continue
-        frame = cv2.imread(str(label.image_path), cv2.IMREAD_COLOR)
         view = label.board_view
-        frame, _ = normalise_exposure(frame, view, None)
-        feats = measure_cells(frame, view)
-        hand = observe_cells(feats, view, decode=False)
-        learned = read_cells_learned(frame, view, decode=False)
-        occ, odds = _fused_odds(hand, learned, HAND_LEARNED_WEIGHTS)
+        feats, _, learned, occ, odds = read_undecoded(label)
         truth = {c.cell.name: c.piece is not None for c in label.cells}
         frames = feats.frames
         read = np.array(occ) >= 0.5

@@ -57,14 +57,21 @@ class Board:
     centres: NDArray[np.float64]  # (16, 2) cell centres, board metres
 
 
-def read_board(label) -> Board:  # type: ignore[no-untyped-def]
+def read_undecoded(label):  # type: ignore[no-untyped-def]
+    """The fused reader's per-cell odds on the label's board, before joint decoding: the
+    measured features, both readers' observations, P(occupied) and the attribute odds."""
     frame = cv2.imread(str(label.image_path), cv2.IMREAD_COLOR)
+    frame, _ = normalise_exposure(frame, label.board_view, None)
+    feats = measure_cells(frame, label.board_view)
+    hand = observe_cells(feats, label.board_view, decode=False)
+    learned = read_cells_learned(frame, label.board_view, decode=False)
+    occ, odds = _fused_odds(hand, learned, HAND_LEARNED_WEIGHTS)
+    return feats, hand, learned, occ, odds
+
+
+def read_board(label) -> Board:  # type: ignore[no-untyped-def]
     view = label.board_view
-    frame, _ = normalise_exposure(frame, view, None)
-    feats = measure_cells(frame, view)
-    hand = observe_cells(feats, view, decode=False)
-    learned = read_cells_learned(frame, view, decode=False)
-    occ, _ = _fused_odds(hand, learned, HAND_LEARNED_WEIGHTS)
+    feats, hand, learned, occ, _ = read_undecoded(label)
     truth_by = {c.cell.name: c for c in label.cells}
     pieces = label.raw["pieces_set"]
     short_m, tall_m = float(pieces["short_height_m"]), float(pieces["tall_height_m"])
