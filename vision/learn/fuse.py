@@ -227,9 +227,14 @@ def read_cells_fused(
     feats = measure_cells(frame_bgr, view)
     # Each reader's own decoding is not needed: the fused odds are decoded below.
     hand = observe_cells(feats, view, decode=False)
-    learned = read_cells_learned(frame_bgr, view, model=model, config=config, planes=planes,
-                                 decode=False)
+    lcfg = config or LearnedReaderConfig()
+    hidden_tops = lcfg.fused_min_top_visible > 0
+    learned = read_cells_learned(
+        frame_bgr, view, model=model, config=config, planes=planes, decode=False,
+        min_top_visible=max(lcfg.min_top_visible, lcfg.fused_min_top_visible))
     occ, odds = _fused_odds(hand, learned, weights)
+    if hidden_tops:
+        odds = without_hidden_tops(odds, learned)
     visible = [min(a.visible_fraction, b.visible_fraction)
                for a, b in zip(hand.cells, learned.cells, strict=True)]
     cfg = colours or BoardColourConfig()
@@ -239,6 +244,27 @@ def read_cells_fused(
     odds = with_board_colours(odds, occ, visible, measured_colours(feats, cfg), cfg, known_dark)
     odds = (calibration or _DEFAULT_CALIBRATION).apply(odds, visible)
     return _decoded(hand, learned, occ, odds)
+
+
+def without_hidden_tops(
+    odds: list[dict[str, float | None]], learned: Observation
+) -> list[dict[str, float | None]]:
+    """``odds`` with the top unknown wherever the learned reading left it unknown.
+
+    The learned reader refuses a top whose face it predicts mostly out of view
+    (``LearnedReaderConfig.fused_min_top_visible`` in :func:`read_cells_fused`), or a piece
+    it hardly sees at all. The hand-crafted reader's top is not taken alone there: its own
+    estimate of how much of the top is in view misses most tops hidden behind a nearer piece
+    at low angles (it counts only the pieces it reads as occupied, at the heights it fits), so
+    its top there is as much a guess as the network's. Unknown, the top is filled in only by
+    the joint decoding (what the other pieces leave), and the live tracker counts no reading
+    of it (``vision.live.evidence.CellEvidence``)."""
+    out = []
+    for o, b in zip(odds, learned.cells, strict=True):
+        if o["top"] is not None and b.attribute_probability.get("top") is None:
+            o = {**o, "top": None}
+        out.append(o)
+    return out
 
 
 def measured_colours(feats: CellFeatures, config: BoardColourConfig) -> list[NDArray[np.float64]]:
