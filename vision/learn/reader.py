@@ -169,7 +169,6 @@ def read_cells_learned(
     config: LearnedReaderConfig | None = None,
     planes: PlaneMemory | None = None,
     decode: bool = True,
-    min_top_visible: float | None = None,
 ) -> Observation:
     """Read all 16 cells of a board with the learned classifier.
 
@@ -185,9 +184,6 @@ def read_cells_learned(
     decode : False leaves the pieces undecoded (every ``piece`` None; odds, occupancy and
         visible fractions as with decoding), for a caller that decodes fused odds itself
         (``vision.learn.fuse.read_cells_fused``).
-    min_top_visible : the top is reported unknown below this predicted share of it in view
-        (default: ``config.min_top_visible``); only the report, the plane search keeps the
-        config's.
 
     Returns
     -------
@@ -213,13 +209,12 @@ def read_cells_learned(
         _read_tops_on_best_planes(frame_bgr, view, m, prob, col, cfg, planes, patches.pyramid)
     if "top_size" in col and cfg.board_heights.weight > 0:
         prob[:, col["height"]] = _with_board_heights(raw, prob, col, view, cfg)
-    top_limit = cfg.min_top_visible if min_top_visible is None else min_top_visible
     odds: list[dict[str, float | None]] = []
     for i in range(len(ALL_CELLS)):
         cell_odds: dict[str, float | None] = {a: float(prob[i, col[a]]) for a in ATTRIBUTES}
         if prob[i, col["visible"]] < cfg.min_visible:
             cell_odds = dict.fromkeys(ATTRIBUTES)
-        elif prob[i, col["top_visible"]] < top_limit:
+        elif prob[i, col["top_visible"]] < cfg.min_top_visible:
             cell_odds["top"] = None
         odds.append(cell_odds)
     occ_p = prob[:, col["occupied"]]
@@ -240,6 +235,9 @@ def read_cells_learned(
                 piece=None if d is None else d.piece,
                 known=frozenset(ATTRIBUTES) if d is None else d.known,
                 confidence=0.0 if d is None else d.confidence,
+                guessed=(frozenset({"top"}) if odds[i]["top"] is not None
+                         and prob[i, col["top_visible"]] < cfg.fused_min_top_visible
+                         else frozenset()),
             )
         )
     log.debug("learned reader: %d occupied cells", len(occupied))
