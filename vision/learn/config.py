@@ -161,8 +161,9 @@ class LearnedReaderConfig:
     #: on 220 low views, 1812 pieces; the network's 0.71): below half, either reading of the
     #: top is a guess. Session 30 (helper-30a), tops the scorer does not judge (truly under
     #: half in view), low views dev50_low: 98 read, 45 wrong -> 68 read, 32 wrong; dev1347:
-    #: 38 read, 17 wrong -> 21 read, 9 wrong; scored figures not worse (pieces wrong 50 ->
-    #: 49 and 81 -> 81, boards fully right unchanged).
+    #: 38 read, 17 wrong -> 21 read, 9 wrong; pieces wrong 50 -> 49 and 81 -> 81, on fresh
+    #: renders 1353000+ 112 -> 113 of 3739, boards fully right unchanged on all three. In
+    #: ``watch`` the top keeps its odds, marked ``guessed`` (``read_cells_fused``).
     fused_min_top_visible: float = 0.5
     #: Odds are kept inside [p_floor, 1 - p_floor] before joint decoding: a model is never
     #: surer than its validation error rate allows.

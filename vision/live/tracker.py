@@ -661,7 +661,7 @@ class StateTracker:
         and the two stay swapped: fresh games 1016003, 1016016.)"""
         game = self.game
         assert game is not None
-        if not evidence.read_fully and not self.config.trade_partly_read:
+        if not evidence.read_fully:
             return None, []
 
         def earlier(other: Cell, piece: Piece) -> float:

@@ -270,13 +270,12 @@ class TrackerConfig:
     #: cells' readings leave). On, that cell's probability of the value counts as 0 in the
     #: line confidence: such a Quarto is named in a warning for the players to check, not
     #: shouted (as a piece taken unread, ``change_arrival_weak``). Only that value: a line
-    #: that shares another value the cell was seen with is judged on it as before.
-    gate_unseen_values: bool = False
-    #: A new piece with an attribute the reader could not see (its top hidden, say) may
-    #: still trade places with a guess (``StateTracker._trade_with_guess``), weighed on the
-    #: attributes read (an unread one counts for neither piece). Off: only a piece read
-    #: in full trades.
-    trade_partly_read: bool = False
+    #: that shares another value the cell was seen with is judged on it as before. Session
+    #: 30 (helper-30a): holds low-angle dev game 3028009's false "all hollow" at 37.3 s (c3's
+    #: top, reckoned 0.34-0.37 in view, read hollow 0.74 in every settle; truly solid); no
+    #: other event changed on the 36 low-angle dev games, 1028000-020 and 1029000-020 and
+    #: 1029100-111 (docs/design.md, Live).
+    gate_unseen_values: bool = True
 
     def __post_init__(self) -> None:
         for f in fields(self):
