@@ -1263,3 +1263,25 @@ def test_a_line_that_shares_a_seen_value_too_is_still_announced():
     _, events = feed.place("d1", "DRTH", settle_s=3.0, unknown={d1: ["top"]})
     quartos = [e for e in events if e["type"] == "quarto"]
     assert quartos and quartos[0]["shared"]["color"] == "dark"
+
+
+def test_a_piece_recorded_before_a_restart_counts_as_seen():
+    # ``watch`` restarted mid-game: c1's top is hidden from now on (filled in as hollow: the
+    # dark square tall solid piece stands on a3), but c1 was recorded, and so seen, before
+    # the restart; the line d1 completes is announced.
+    from vision.game.model import Game
+
+    game = Game(Rules())
+    game.start(0.0)
+    pieces = {Cell.from_name(n): Piece.from_symbol(s)
+              for n, s in [("a2", "LRTS"), ("a3", "DSTS"), ("a1", "DRSH"), ("b1", "LSSH"),
+                           ("c1", "DSTH")]}
+    for k, (cell, piece) in enumerate(pieces.items()):
+        game.place(cell, piece, 1.0 + k)
+    feed = Feed(StateTracker(config=TrackerConfig(gate_unseen_values=True), game=game))
+    feed.t = 10.0
+    feed.pieces = dict(pieces)
+    c1 = Cell.from_name("c1")
+    feed.frames(1.0, unknown={c1: ["top"]})
+    _, events = feed.place("d1", "LRTH", settle_s=3.0, unknown={c1: ["top"]})
+    assert "quarto" in types(events)

@@ -130,6 +130,9 @@ class StateTracker:
         #: marked ``guessed`` by the reader), since the game started: a line resting on a
         #: value never seen on one of its cells is not announced (``gate_unseen_values``)
         self._seen_in_view: dict[Cell, set[str]] = {}
+        #: the pieces of a game continued after a restart: seen before this tracker began
+        self._seen_before: set[Cell] = set() if game is None else {
+            c for c in ALL_CELLS if game.board[c] is not None}
         self._view_moved = True  # the view moved (bump, board lost) since the last settle
         #: cells whose piece the user set by hand: no reading overrules them
         self._by_hand: set[Cell] = set(by_hand)
@@ -333,6 +336,8 @@ class StateTracker:
         if self.config.gate_unseen_values:
             caps = caps or [{} for _ in line]
             for cell, cap in zip(line, caps, strict=True):
+                if cell in self._seen_before:
+                    continue  # recorded, so seen, before a restart
                 for attribute in shared:
                     if attribute not in self._seen_in_view.get(cell, ()):
                         cap[attribute] = 0.0
@@ -775,6 +780,7 @@ class StateTracker:
         self._guessed.clear()
         self._recordings.clear()
         self._hidden_guess.clear()
+        self._seen_before.clear()
         self._seen_in_view = {c: a for c, a in self._seen_in_view.items() if c in occupied}
         self._history = {c: e for c, e in self._history.items() if c in occupied}
         self._unrecorded = {c: e for c, e in self._unrecorded.items() if c in occupied}
