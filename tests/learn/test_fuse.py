@@ -110,3 +110,40 @@ def test_fused_reader_checks_the_frame_and_a_missing_board_reads_nothing() -> No
         read_cells_fused(np.zeros((360, 640), np.uint8), BoardNotFound("no board"))
     with pytest.raises(ValueError, match="frame_bgr"):
         read_cells_fused(image[..., :2].copy(), make_view())
+
+
+def test_a_top_the_network_sees_mostly_hidden_is_unknown_or_marked_guessed() -> None:
+    """A top the network predicts under half in view is reported unknown by the fused
+    reading (``analyze``), the hand-crafted reader's top not taken alone there, or keeps its
+    odds marked ``guessed`` (``watch``). Sample: c3 is a light round short solid piece with
+    0.5% of its top in view; the fusion called it hollow (0.87)."""
+    from pathlib import Path
+
+    import cv2
+
+    from vision.evaluation.labels import load_label
+    from vision.learn import read_cells_fused
+    from vision.learn.config import LearnedReaderConfig
+    from vision.rules.board import Cell
+
+    root = Path(__file__).resolve().parents[2] / "sample_images"
+    label = load_label(root / "gigamic_black_occluded_000017.json")
+    image, view = cv2.imread(str(label.image_path)), label.board_view
+    assert view
+    c3 = ALL_CELLS.index(Cell.from_name("c3"))
+    truth = next(c for c in label.cells if c.cell == ALL_CELLS[c3])
+    assert truth.piece is not None and truth.top_visible_fraction < 0.05
+    unknown = read_cells_fused(image, view)
+    guessed = read_cells_fused(image, view, guess_hidden_tops=True)
+    off = read_cells_fused(image, view, config=LearnedReaderConfig(fused_min_top_visible=0.0))
+    assert unknown.cells[c3].attribute_probability["top"] is None
+    assert unknown.cells[c3].attribute("top") == "solid"  # filled in by the other pieces
+    assert off.cells[c3].attribute_probability["top"] == pytest.approx(0.873, abs=0.01)
+    assert guessed.cells[c3].guessed == {"top"} and not off.cells[c3].guessed
+    for a, b, c in zip(unknown.cells, guessed.cells, off.cells, strict=True):
+        assert b.attribute_probability == c.attribute_probability  # odds as without the rule
+        assert b.piece == c.piece
+        for attr in ("color", "shape", "height"):
+            assert a.attribute_probability[attr] == c.attribute_probability[attr]
+        if b.guessed:
+            assert a.attribute_probability["top"] is None

@@ -1214,3 +1214,74 @@ def test_a_hidden_guess_whose_cell_reads_occupied_anew_later_is_retaken_as_that_
         assert [e for e in events if e["type"] in ("undo", "move")] == []
         assert moves == ["a1", "b2", "c1", "d4"]
     assert "quarto" not in types(feed.events)
+
+
+def _guessed_top(obs, cell):
+    """``obs`` with ``cell``'s top odds marked guessed (the reader reckons it out of view)."""
+    import dataclasses
+
+    cells = tuple(dataclasses.replace(r, guessed=frozenset({"top"})) if r.cell == cell else r
+                  for r in obs.cells)
+    return Observation(cells, obs.board_view)
+
+
+@pytest.mark.parametrize("how", ["unknown", "guessed"])
+@pytest.mark.parametrize("rule, announced", [(False, True), (True, False)])
+def test_a_line_through_a_value_nobody_saw_is_named_not_shouted(how, rule, announced):
+    # d1's top is hidden in every reading: the reader reports it unknown (the joint decoding
+    # fills d1 in as hollow: the light round tall solid piece already stands on a2), or
+    # gives its guess, hollow, marked ``guessed``. a1-d1 is "all hollow" in the record. With
+    # ``gate_unseen_values`` the line rests on a value nobody saw on d1: a warning, no
+    # "Quarto!".
+    feed = Feed(StateTracker(config=TrackerConfig(gate_unseen_values=rule)))
+    feed.frames(1.0)
+    for name, sym in [("a2", "LRTS"), ("a1", "DRSH"), ("b1", "LSSH"), ("c1", "DSTH")]:
+        feed.place(name, sym)
+    d1 = Cell.from_name("d1")
+    feed.frames(1.0, busy=True)
+    feed.pieces[d1] = Piece.from_symbol("LRTH")
+    if how == "unknown":
+        obs = readings_from_pieces(feed.pieces, unknown={d1: ["top"]})
+    else:
+        obs = _guessed_top(readings_from_pieces(feed.pieces), d1)
+    events = feed.frames(3.0, obs=obs)
+    moves = [e for e in events if e["type"] == "move"]
+    assert moves and moves[0]["piece"]["top"] == "hollow"
+    assert ("quarto" in types(events)) == announced
+    if not announced:
+        assert any("a1-b1-c1-d1" in e.get("message", "") for e in events
+                   if e["type"] == "warning")
+
+
+def test_a_line_that_shares_a_seen_value_too_is_still_announced():
+    # As above, but a1-d1 is also "all dark", and d1's colour is seen: announced on it.
+    feed = Feed(StateTracker(config=TrackerConfig(gate_unseen_values=True)))
+    feed.frames(1.0)
+    for name, sym in [("a2", "DRTS"), ("a1", "DRSH"), ("b1", "DSSH"), ("c1", "DSTH")]:
+        feed.place(name, sym)
+    d1 = Cell.from_name("d1")
+    _, events = feed.place("d1", "DRTH", settle_s=3.0, unknown={d1: ["top"]})
+    quartos = [e for e in events if e["type"] == "quarto"]
+    assert quartos and quartos[0]["shared"]["color"] == "dark"
+
+
+def test_a_piece_recorded_before_a_restart_counts_as_seen():
+    # ``watch`` restarted mid-game: c1's top is hidden from now on (filled in as hollow: the
+    # dark square tall solid piece stands on a3), but c1 was recorded, and so seen, before
+    # the restart; the line d1 completes is announced.
+    from vision.game.model import Game
+
+    game = Game(Rules())
+    game.start(0.0)
+    pieces = {Cell.from_name(n): Piece.from_symbol(s)
+              for n, s in [("a2", "LRTS"), ("a3", "DSTS"), ("a1", "DRSH"), ("b1", "LSSH"),
+                           ("c1", "DSTH")]}
+    for k, (cell, piece) in enumerate(pieces.items()):
+        game.place(cell, piece, 1.0 + k)
+    feed = Feed(StateTracker(config=TrackerConfig(gate_unseen_values=True), game=game))
+    feed.t = 10.0
+    feed.pieces = dict(pieces)
+    c1 = Cell.from_name("c1")
+    feed.frames(1.0, unknown={c1: ["top"]})
+    _, events = feed.place("d1", "LRTH", settle_s=3.0, unknown={c1: ["top"]})
+    assert "quarto" in types(events)

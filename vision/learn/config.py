@@ -151,6 +151,20 @@ class LearnedReaderConfig:
     #: The other attributes are reported unknown when the predicted share of the piece in view
     #: is below this (the piece is almost completely behind a nearer one).
     min_visible: float = 0.1
+    #: The fused reading (``vision.learn.fuse.read_cells_fused``, what ``analyze`` and
+    #: ``watch`` use) reports the top unknown when the network predicts less than this share
+    #: of the top face in view, whatever the hand-crafted reader says (0 switches it off: the
+    #: fused top then follows ``min_top_visible`` above, and where the network refuses a top
+    #: the hand-crafted reader's is taken alone). The network's top was taught only on tops
+    #: at least half in view (``vision.learn.dataset``), and the hand-crafted reader's own
+    #: estimate of the top's share hardly follows the truth at low angles (correlation 0.14
+    #: on 220 low views, 1812 pieces; the network's 0.71): below half, either reading of the
+    #: top is a guess. Session 30 (helper-30a), tops the scorer does not judge (truly under
+    #: half in view), low views dev50_low: 98 read, 45 wrong -> 68 read, 32 wrong; dev1347:
+    #: 38 read, 17 wrong -> 21 read, 9 wrong; pieces wrong 50 -> 49 and 81 -> 81, on fresh
+    #: renders 1353000+ 112 -> 113 of 3739, boards fully right unchanged on all three. In
+    #: ``watch`` the top keeps its odds, marked ``guessed`` (``read_cells_fused``).
+    fused_min_top_visible: float = 0.5
     #: Odds are kept inside [p_floor, 1 - p_floor] before joint decoding: a model is never
     #: surer than its validation error rate allows.
     p_floor: float = 0.005

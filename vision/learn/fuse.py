@@ -118,9 +118,10 @@ def _fused_odds(
 
 def _decoded(
     first: Observation, second: Observation, occ: list[float],
-    odds: list[dict[str, float | None]],
+    odds: list[dict[str, float | None]], guessed_tops: list[bool] | None = None,
 ) -> Observation:
-    """The occupied cells decoded jointly from fused odds."""
+    """The occupied cells decoded jointly from fused odds (``guessed_tops``: cells whose top
+    odds are marked ``guessed``)."""
     occupied = [i for i, p in enumerate(occ) if p >= 0.5]
     decoded = dict(zip(occupied, decode_pieces([odds[i] for i in occupied]), strict=True))
     readings = []
@@ -135,6 +136,7 @@ def _decoded(
             piece=None if d is None else d.piece,
             known=frozenset(ATTRIBUTES) if d is None else d.known,
             confidence=0.0 if d is None else d.confidence,
+            guessed=frozenset({"top"}) if guessed_tops and guessed_tops[i] else frozenset(),
         ))
     return Observation(tuple(readings), first.board_view)
 
@@ -181,6 +183,7 @@ def read_cells_fused(
     calibration: OddsCalibration | None = None,
     planes: PlaneMemory | None = None,
     known: Mapping[Cell, Piece] | None = None,
+    guess_hidden_tops: bool = False,
 ) -> Observation:
     """Read a board with both the hand-crafted and the learned reader (the reader ``analyze``
     and ``watch`` use).
@@ -206,6 +209,11 @@ def read_cells_fused(
     known : pieces whose colour is known, by cell (``watch``: the game record's settled
         pieces); they anchor the board's two colour groups (``with_board_colours``). None or
         empty: the groups are formed by the readings alone (``analyze``).
+    guess_hidden_tops : a top the network reckons mostly out of view
+        (``LearnedReaderConfig.fused_min_top_visible``) is reported unknown (False, the
+        default: ``analyze``) or keeps the fused odds, marked ``guessed`` (True: ``watch``,
+        whose record takes the likeliest piece either way, and whose line check announces
+        no Quarto resting on a guessed value, ``TrackerConfig.gate_unseen_values``).
 
     Returns
     -------
@@ -230,6 +238,9 @@ def read_cells_fused(
     learned = read_cells_learned(frame_bgr, view, model=model, config=config, planes=planes,
                                  decode=False)
     occ, odds = _fused_odds(hand, learned, weights)
+    unseen = _unseen_tops(learned, config or LearnedReaderConfig())
+    if not guess_hidden_tops:
+        odds = [{**o, "top": None} if u else o for o, u in zip(odds, unseen, strict=True)]
     visible = [min(a.visible_fraction, b.visible_fraction)
                for a, b in zip(hand.cells, learned.cells, strict=True)]
     cfg = colours or BoardColourConfig()
@@ -238,7 +249,22 @@ def read_cells_fused(
         for r in hand.cells]
     odds = with_board_colours(odds, occ, visible, measured_colours(feats, cfg), cfg, known_dark)
     odds = (calibration or _DEFAULT_CALIBRATION).apply(odds, visible)
-    return _decoded(hand, learned, occ, odds)
+    guessed = [u and o["top"] is not None for o, u in zip(odds, unseen, strict=True)]
+    return _decoded(hand, learned, occ, odds, guessed)
+
+
+def _unseen_tops(learned: Observation, config: LearnedReaderConfig) -> list[bool]:
+    """Per cell, whether the network reckons the top mostly out of view: it refused the top
+    (under ``config.min_top_visible``, or the piece hardly seen at all) or marked it
+    ``guessed`` (under ``config.fused_min_top_visible``). All False when that is 0 (off).
+
+    The hand-crafted reader's top is no better there: its own estimate of how much of the
+    top is in view misses most tops hidden behind a nearer piece at low angles (it counts
+    only the pieces it reads as occupied, at the heights it fits)."""
+    if config.fused_min_top_visible <= 0:
+        return [False] * len(learned.cells)
+    return [b.attribute_probability.get("top") is None or "top" in b.guessed
+            for b in learned.cells]
 
 
 def measured_colours(feats: CellFeatures, config: BoardColourConfig) -> list[NDArray[np.float64]]:

@@ -235,6 +235,9 @@ def read_cells_learned(
                 piece=None if d is None else d.piece,
                 known=frozenset(ATTRIBUTES) if d is None else d.known,
                 confidence=0.0 if d is None else d.confidence,
+                guessed=(frozenset({"top"}) if odds[i]["top"] is not None
+                         and prob[i, col["top_visible"]] < cfg.fused_min_top_visible
+                         else frozenset()),
             )
         )
     log.debug("learned reader: %d occupied cells", len(occupied))

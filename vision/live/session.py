@@ -299,8 +299,10 @@ def default_session(
     return WatchSession(
         locator or BoardTracker(intrinsics=intrinsics).update,
         # One set of pieces per session: its top planes are chosen from every reading. The
-        # record's pieces anchor the board's colour groups.
-        lambda frame, view, known: read_cells_fused(frame, view, planes=planes, known=known),
+        # record's pieces anchor the board's colour groups. A top the reader reckons hidden
+        # keeps its guess for the record, marked so that no Quarto rests on it alone.
+        lambda frame, view, known: read_cells_fused(frame, view, planes=planes, known=known,
+                                                    guess_hidden_tops=True),
         log_dir=log_dir,
         rules=rules,
         policy=policy,

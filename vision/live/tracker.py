@@ -126,6 +126,13 @@ class StateTracker:
         #: taken on the image's change with little or no reading of its own
         #: (``TrackerConfig.change_arrival_weak``): no line through it is announced
         self._hidden_guess: dict[Cell, bool] = {}
+        #: per cell, the attributes some reading gave with their part in view (a value, not
+        #: marked ``guessed`` by the reader), since the game started: a line resting on a
+        #: value never seen on one of its cells is not announced (``gate_unseen_values``)
+        self._seen_in_view: dict[Cell, set[str]] = {}
+        #: the pieces of a game continued after a restart: seen before this tracker began
+        self._seen_before: set[Cell] = set() if game is None else {
+            c for c in ALL_CELLS if game.board[c] is not None}
         self._view_moved = True  # the view moved (bump, board lost) since the last settle
         #: cells whose piece the user set by hand: no reading overrules them
         self._by_hand: set[Cell] = set(by_hand)
@@ -214,6 +221,9 @@ class StateTracker:
                 self._clearest.pop(cell, None)
             else:
                 self._clearest[cell] = max(self._clearest.get(cell, 0.0), reading.visible_fraction)
+                self._seen_in_view.setdefault(cell, set()).update(
+                    a for a, p in reading.attribute_probability.items()
+                    if p is not None and a not in reading.guessed)
                 self._evidence.setdefault(cell, CellEvidence(cfg.evidence_frames)).add(
                     reading, cfg.p_clip
                 )
@@ -323,6 +333,14 @@ class StateTracker:
         if self.config.gate_own_views or self.config.gate_unrecorded_views:
             views = [self._capping_views(c) for c in line]
             caps = [{a: own_view_cap(v, a, value) for a, value in shared.items()} for v in views]
+        if self.config.gate_unseen_values:
+            caps = caps or [{} for _ in line]
+            for cell, cap in zip(line, caps, strict=True):
+                if cell in self._seen_before:
+                    continue  # recorded, so seen, before a restart
+                for attribute in shared:
+                    if attribute not in self._seen_in_view.get(cell, ()):
+                        cap[attribute] = 0.0
         best = min(line_confidence([joint[c] for c in line], shared, caps)
                    for joint in self._decoded_boards(cells))
         return arrival * best
@@ -762,6 +780,8 @@ class StateTracker:
         self._guessed.clear()
         self._recordings.clear()
         self._hidden_guess.clear()
+        self._seen_before.clear()
+        self._seen_in_view = {c: a for c, a in self._seen_in_view.items() if c in occupied}
         self._history = {c: e for c, e in self._history.items() if c in occupied}
         self._unrecorded = {c: e for c, e in self._unrecorded.items() if c in occupied}
         self._arrival_odds.clear()

@@ -263,6 +263,19 @@ class TrackerConfig:
     #: lowers low-angle dev game 3028009's false "all hollow" at 37.3 s (c3 seen 0.28, read
     #: hollow 0.74 in every settle) from 0.83 to 0.64, not below the threshold.
     gate_part_views_once: bool = False
+    #: A line whose shared value was never seen on one of its cells (every reading of the
+    #: cell's piece left the attribute unknown, or gave it while marking it ``guessed``: the
+    #: reader reckoned that part out of view, say a top behind a nearer piece) rests on a
+    #: guess for that cell: the reader's, or the joint decoding's fill-in (what the other
+    #: cells' readings leave). On, that cell's probability of the value counts as 0 in the
+    #: line confidence: such a Quarto is named in a warning for the players to check, not
+    #: shouted (as a piece taken unread, ``change_arrival_weak``). Only that value: a line
+    #: that shares another value the cell was seen with is judged on it as before. Session
+    #: 30 (helper-30a): holds low-angle dev game 3028009's false "all hollow" at 37.3 s (c3's
+    #: top, reckoned 0.34-0.37 in view, read hollow 0.74 in every settle; truly solid); no
+    #: other event changed on the 36 low-angle dev games, 1028000-020 and 1029000-020 and
+    #: 1029100-111 (docs/design.md, Live).
+    gate_unseen_values: bool = True
 
     def __post_init__(self) -> None:
         for f in fields(self):

@@ -32,6 +32,10 @@ class CellReading:
     known : the attributes of ``piece`` that were read or forced by the other pieces; the
         others are reported as unknown.
     confidence : probability that every known attribute of ``piece`` is right.
+    guessed : attributes given odds although the reader reckons their part of the piece
+        mostly out of view (a top behind a nearer piece): the odds are the reader's best
+        guess, not a sight of it (``vision.learn.fuse.read_cells_fused``); the live line
+        check does not announce a Quarto resting on them (``TrackerConfig.gate_unseen_values``).
     """
 
     cell: Cell
@@ -42,6 +46,7 @@ class CellReading:
     piece: Piece | None = None
     known: frozenset[str] = frozenset(ATTRIBUTES)
     confidence: float = 0.0
+    guessed: frozenset[str] = frozenset()
 
     @property
     def occupied(self) -> bool:
