@@ -581,6 +581,52 @@ def test_two_unalike_pieces_in_one_settle_are_both_taken_though_one_stands_behin
                                                                               behind.name])
 
 
+def _phantom_then_piece(knob, scores, p_after=0.85):
+    """c1, mostly hidden (0.05 in view), reads 0.62 occupied with no hand (a phantom of a
+    nearer piece, set aside as a flicker); then a hand puts a tall piece on c1: c1 reads
+    ``p_after`` and the cell behind it, which sees the new piece, turns occupied reading it
+    (0.94), and the image changed by ``scores`` (c1, behind). Returns the moves taken and
+    the events of that settle."""
+    view, c1, behind = _a_cell_and_the_one_behind("c1")
+    feed = Feed(StateTracker(config=TrackerConfig(phantom_arrival_in_front=knob)))
+    feed.frames(1.0, board_view=view)
+    feed.place("a4", "LRSS", board_view=view)
+    hidden = {c1: 0.05}
+    phantom = readings_from_pieces({**feed.pieces, c1: Piece.from_symbol("LRSS")},
+                                   visible=hidden, board_view=view)
+    assert not [e for e in feed.frames(2.0, obs=_with_occupancy(phantom, c1, 0.62))
+                if e["type"] == "move"]
+    feed.frames(1.0, busy=True)
+    feed.pieces[c1] = Piece.from_symbol("DRTS")
+    seen = readings_from_pieces({**feed.pieces, behind: feed.pieces[c1]}, visible=hidden,
+                                board_view=view)
+    obs = _with_occupancy(_with_occupancy(seen, behind, 0.94), c1, p_after)
+    change = {c1: scores[0], behind: scores[1]}
+    events = feed.frames(2.0, obs=obs, change=change)
+    return [e["name"] for e in events if e["type"] == "move"], events, c1, behind
+
+
+@pytest.mark.parametrize("knob, scores, p_after, arrival", [
+    (True, (0.79, 0.70), 0.85, "front"),  # the phantom rose and the change fits it best
+    (False, (0.79, 0.70), 0.85, "behind"),  # knob off: the phantom stays a flicker
+    (True, (0.60, 0.75), 0.85, "behind"),  # the change fits the cell behind better
+    (True, (0.20, 0.15), 0.85, "behind"),  # a sliver changed: no whole piece on c1
+    (True, (0.79, 0.70), 0.64, "behind"),  # c1's reading did not rise: its phantom as before
+])
+def test_a_phantom_in_front_of_a_fresh_cell_is_the_move_when_it_rose_and_fits_the_change(
+        knob, scores, p_after, arrival):
+    # Low-angle dev game 3028010 (35 degrees) move 8: c2, mostly hidden, had read 0.6
+    # occupied for turns (a phantom of the tall piece in front of it, set aside). A tall
+    # piece put on c2 took it to 0.85 (0.05 in view), while d2 behind it, which sees that
+    # piece, went 0.02 -> 0.94; the image changed on c2 at 0.79 and on d2 at 0.70. Only
+    # d2 was fresh, so d2 was taken, and its own piece three turns later was lost.
+    moves, events, c1, behind = _phantom_then_piece(knob, scores, p_after)
+    assert moves == [c1.name if arrival == "front" else behind.name]
+    if arrival == "front":
+        assert any(behind.name in e.get("message", "") and "not taken" in e.get("message", "")
+                   for e in events)
+
+
 def _hidden_feed():
     """a1 and b2 recorded; then a hand puts a piece on c1, mostly hidden: c1 reads 0.2
     occupied where it read 0.03 before the hand, seen a third."""

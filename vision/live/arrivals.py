@@ -137,6 +137,12 @@ class ArrivalFilter:
             self.doubtful |= {c for c in cells if c not in clear and c not in pending}
         return [c for c in cells if c in clear or c not in self.doubtful]
 
+    def take_set_aside(self, cell: Cell) -> None:
+        """``cell``, set aside as a flicker or doubtful, is taken among the new cells after
+        all (``TrackerConfig.phantom_arrival_in_front``)."""
+        self.flicker.discard(cell)
+        self.doubtful.discard(cell)
+
     def one_arrival(self, observation: Observation, cells: list[Cell], log_odds: LogOdds, *,
                     hand_since_settle: bool, view_steady: bool = False,
                     change: Mapping[Cell, float] | None = None

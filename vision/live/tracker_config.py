@@ -188,6 +188,17 @@ class TrackerConfig:
     #: early; re-take the guess's move as this turn's (``StateTracker._retake_guess``).
     #: Off: measured in session 29 (helper-29f), see docs/design.md.
     retake_rising_guess: bool = False
+    #: A hand's settle that shows a fresh cell, where a cell in front of it, read occupied
+    #: before the hand and set aside (a flicker or doubtful: a phantom of a nearer piece),
+    #: rose ``change_arrival_weak_rise`` and explains the image's change at least as well
+    #: (Dice at least ``change_arrival_weak_min``), and the fresh cell can see a piece on
+    #: it (``vision.live.arrivals.can_echo``): the front cell is where the piece went, the
+    #: fresh one behind it reads its piece (taken by the ordinary one-arrival rule, the
+    #: cell behind held as its echo). A phantom cell is mostly hidden, so its reading has
+    #: little room to rise, while the cell behind turns occupied from the new piece
+    #: (low-angle dev game 3028010, move 8: 0.62 -> 0.85, change 0.79, against 0.02 ->
+    #: 0.94, 0.70 behind it). ``StateTracker._phantom_in_front``; see docs/design.md.
+    phantom_arrival_in_front: bool = False
     #: Log-likelihood margin (nats) between the best and second-best unplayed piece above which
     #: a new piece counts as read.
     decision_margin: float = 2.0
