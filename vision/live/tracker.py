@@ -517,6 +517,8 @@ class StateTracker:
         new_cells = self._arrivals.likely(observation, sorted(occupied - recorded - self._refused),
                                           hand_since_settle=self._hand_since_settle,
                                           pending=self._first_seen, brief_busy=brief)
+        if self.config.weak_in_view_needs_change:
+            new_cells = self._unchanged_weak(observation, new_cells)
         if self.config.phantom_arrival_in_front:
             front = self._phantom_in_front(observation, new_cells,
                                            occupied - recorded - self._refused)
@@ -683,6 +685,25 @@ class StateTracker:
         events += game.correct({chosen: best}, now, _TRADED)
         self._gate.keep_only(game.claimable_lines)
         return piece, events
+
+    def _unchanged_weak(self, observation: Observation, new_cells: list[Cell]) -> list[Cell]:
+        """``new_cells`` less those read weakly though mostly in view where the image did
+        not change over the turn, which are set aside as doubtful
+        (``TrackerConfig.weak_in_view_needs_change``)."""
+        cfg = self.config
+        change = self._change
+        if not change or not self._hand_since_settle or self._view_moved:
+            return new_cells
+        unchanged = set()
+        for cell in new_cells:
+            reading = observation.reading(cell)
+            if (cell not in self._first_seen
+                    and reading.visible_fraction >= cfg.hidden_arrival_max_visible
+                    and reading.occupied_probability < cfg.new_piece_probability
+                    and change.get(cell, 0.0) < cfg.change_arrival_min):
+                unchanged.add(cell)
+        self._arrivals.doubtful |= unchanged
+        return [c for c in new_cells if c not in unchanged]
 
     def _phantom_in_front(self, observation: Observation, fresh: Sequence[Cell],
                           unrecorded: set[Cell]) -> Cell | None:
