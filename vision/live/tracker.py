@@ -725,7 +725,7 @@ class StateTracker:
         best = max(change.get(c, 0.0) for c in fresh)
         found = [c for c in sorted(unrecorded - set(fresh))
                  if c in aside and c not in self._arrivals.held_back
-                 and self._settled_occ.get(c, 0.0) >= 0.5
+                 and self._settled_occ.get(c, 0.0) >= cfg.occupied_probability
                  and change.get(c, 0.0) >= max(best, cfg.change_arrival_weak_min)
                  and self._occupancy_rise(observation, c) >= cfg.change_arrival_weak_rise
                  and any(can_echo(view, f, c, cfg) for f in fresh)]
