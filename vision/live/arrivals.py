@@ -137,6 +137,12 @@ class ArrivalFilter:
             self.doubtful |= {c for c in cells if c not in clear and c not in pending}
         return [c for c in cells if c in clear or c not in self.doubtful]
 
+    def take_set_aside(self, cell: Cell) -> None:
+        """``cell``, set aside as a flicker or doubtful, is taken among the new cells after
+        all (``TrackerConfig.phantom_arrival_in_front``)."""
+        self.flicker.discard(cell)
+        self.doubtful.discard(cell)
+
     def one_arrival(self, observation: Observation, cells: list[Cell], log_odds: LogOdds, *,
                     hand_since_settle: bool, view_steady: bool = False,
                     change: Mapping[Cell, float] | None = None
@@ -200,7 +206,7 @@ class ArrivalFilter:
                                                     observation.reading(c).occupied_probability))
         read = log_odds(arrival)
         if steady:
-            echoes = self._steady_echoes(observation, fresh, arrival, log_odds)
+            echoes = self._steady_echoes(observation, fresh, arrival, log_odds, change)
         else:
             echoes = [c for c in fresh if c != arrival
                       and differences(log_odds(c), read) <= self.config.max_echo_differences]
@@ -236,26 +242,34 @@ class ArrivalFilter:
                    for other in fresh if other != cell)
 
     def _steady_echoes(self, observation: Observation, fresh: list[Cell],
-                       arrival: Cell, log_odds: LogOdds) -> list[Cell]:
+                       arrival: Cell, log_odds: LogOdds,
+                       change: Mapping[Cell, float] | None = None) -> list[Cell]:
         """Cells new in a settle that can be echoes of a piece taken in it: surest first,
         each is an echo when it can see part of a piece already taken (:func:`can_echo`),
         or stands in front of it and reads like it (``arrival_echo_differences``: its
         window shows the piece above its own footprint; fresh game 1025003), else a piece
         of its own. A real second piece in front (a missed settle) reads as itself.
-        Without a board view every other cell is an echo."""
+        Without a board view every other cell is an echo. With
+        ``unchanged_co_arrival_is_echo``, so is a cell on which the image did not change
+        over the turn (``change``) while it did on the arrival."""
         view = observation.board_view
         if not isinstance(view, BoardView):
             return [c for c in fresh if c != arrival]
+        cfg = self.config
+        floor = cfg.change_arrival_min
+        shown = (cfg.unchanged_co_arrival_is_echo and change is not None
+                 and change.get(arrival, 0.0) >= floor)
         taken = [arrival]
         echoes: list[Cell] = []
         for cell in sorted(fresh, key=lambda c: -observation.reading(c).occupied_probability):
             if cell == arrival:
                 continue
-            if any(can_echo(view, cell, t, self.config)
-                   or (can_echo(view, t, cell, self.config)
-                       and differences(log_odds(cell), log_odds(t))
-                       <= self.config.arrival_echo_differences)
-                   for t in taken):
+            unchanged = shown and change is not None and change.get(cell, 0.0) < floor
+            if unchanged or any(can_echo(view, cell, t, self.config)
+                                or (can_echo(view, t, cell, self.config)
+                                    and differences(log_odds(cell), log_odds(t))
+                                    <= self.config.arrival_echo_differences)
+                                for t in taken):
                 echoes.append(cell)
             else:
                 taken.append(cell)

@@ -23,7 +23,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from vision.game.model import Event, Game
-from vision.live.arrivals import ArrivalFilter, differences
+from vision.geometry.board_view import BoardView
+from vision.live.arrivals import ArrivalFilter, can_echo, differences
 from vision.live.change import sole_explainer
 from vision.live.evidence import (
     CellEvidence,
@@ -534,6 +535,14 @@ class StateTracker:
         new_cells = self._arrivals.likely(observation, sorted(occupied - recorded - self._refused),
                                           hand_since_settle=self._hand_since_settle,
                                           pending=self._first_seen, brief_busy=brief)
+        if self.config.weak_in_view_needs_change:
+            new_cells = self._unchanged_weak(observation, new_cells)
+        if self.config.phantom_arrival_in_front:
+            front = self._phantom_in_front(observation, new_cells,
+                                           occupied - recorded - self._refused)
+            if front is not None:
+                self._arrivals.take_set_aside(front)
+                new_cells = sorted([*new_cells, front])
         new_cells, echoes, arrival = self._arrivals.one_arrival(
             observation, new_cells, self._log_odds, hand_since_settle=self._hand_since_settle,
             view_steady=not self._view_moved, change=self._change)
@@ -694,6 +703,51 @@ class StateTracker:
         events += game.correct({chosen: best}, now, _TRADED)
         self._gate.keep_only(game.claimable_lines)
         return piece, events
+
+    def _unchanged_weak(self, observation: Observation, new_cells: list[Cell]) -> list[Cell]:
+        """``new_cells`` less those read weakly though mostly in view where the image did
+        not change over the turn, which are set aside as doubtful
+        (``TrackerConfig.weak_in_view_needs_change``)."""
+        cfg = self.config
+        change = self._change
+        if not change or not self._hand_since_settle or self._view_moved:
+            return new_cells
+        unchanged = set()
+        for cell in new_cells:
+            reading = observation.reading(cell)
+            if (cell not in self._first_seen
+                    and reading.visible_fraction >= cfg.hidden_arrival_max_visible
+                    and reading.occupied_probability < cfg.new_piece_probability
+                    and change.get(cell, 0.0) < cfg.change_arrival_min):
+                unchanged.add(cell)
+        self._arrivals.doubtful |= unchanged
+        return [c for c in new_cells if c not in unchanged]
+
+    def _phantom_in_front(self, observation: Observation, fresh: Sequence[Cell],
+                          unrecorded: set[Cell]) -> Cell | None:
+        """On the first settle after a hand, with the view steady: the cell set aside as a
+        phantom (read occupied on the settle before the hand, a flicker or doubtful) that
+        stands in front of a fresh cell, whose piece that cell can see (:func:`can_echo`),
+        whose reading rose (``change_arrival_weak_rise``) and which explains the image's
+        change at least as well as any fresh cell, and by ``change_arrival_weak_min``: the
+        piece went on the phantom, and the cell behind reads it
+        (``TrackerConfig.phantom_arrival_in_front``). None when there is no such cell or
+        more than one."""
+        cfg = self.config
+        view = observation.board_view
+        change = self._change
+        if (not fresh or not change or not self._hand_since_settle or self._view_moved
+                or not isinstance(view, BoardView)):
+            return None
+        aside = self._arrivals.flicker | self._arrivals.doubtful
+        best = max(change.get(c, 0.0) for c in fresh)
+        found = [c for c in sorted(unrecorded - set(fresh))
+                 if c in aside and c not in self._arrivals.held_back
+                 and self._settled_occ.get(c, 0.0) >= cfg.occupied_probability
+                 and change.get(c, 0.0) >= max(best, cfg.change_arrival_weak_min)
+                 and self._occupancy_rise(observation, c) >= cfg.change_arrival_weak_rise
+                 and any(can_echo(view, f, c, cfg) for f in fresh)]
+        return found[0] if len(found) == 1 else None
 
     def _hidden_arrival(self, observation: Observation, taken: set[Cell],
                         set_aside: set[Cell]) -> tuple[Cell | None, bool]:

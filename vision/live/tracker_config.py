@@ -188,6 +188,38 @@ class TrackerConfig:
     #: early; re-take the guess's move as this turn's (``StateTracker._retake_guess``).
     #: Off: measured in session 29 (helper-29f), see docs/design.md.
     retake_rising_guess: bool = False
+    #: A hand's settle that shows a fresh cell, where a cell in front of it, read occupied
+    #: before the hand and set aside (a flicker or doubtful: a phantom of a nearer piece),
+    #: rose ``change_arrival_weak_rise`` and explains the image's change at least as well
+    #: (Dice at least ``change_arrival_weak_min``), and the fresh cell can see a piece on
+    #: it (``vision.live.arrivals.can_echo``): the front cell is where the piece went, the
+    #: fresh one behind it reads its piece (taken by the ordinary one-arrival rule, the
+    #: cell behind held as its echo). A phantom cell is mostly hidden, so its reading has
+    #: little room to rise, while the cell behind turns occupied from the new piece
+    #: (low-angle dev game 3028010, move 8: 0.62 -> 0.85, change 0.79, against 0.02 ->
+    #: 0.94, 0.70 behind it). ``StateTracker._phantom_in_front``. On 195 recorded games it
+    #: met that settle alone (session 30, docs/design.md).
+    phantom_arrival_in_front: bool = True
+    #: A cell new after a hand that reads weakly occupied (under ``new_piece_probability``)
+    #: though mostly in view (``hidden_arrival_max_visible`` or more), where the image did
+    #: not change as a piece there would change it (Dice under ``change_arrival_min``, the
+    #: view steady): no piece of its own (a piece in view reads surely and changes the
+    #: image over its silhouette) but a neighbour's shadow or part; set aside as doubtful.
+    #: Fresh game 1029009 (35 degrees) move 3: a short piece put wholly behind a tall one
+    #: on b3; b2 beside it, 83% in view, went 0.31 -> 0.66 with change 0.03 and was taken,
+    #: the right piece on the wrong cell and every later move off. On 195 recorded games it
+    #: met that settle alone (session 30; the move is then lost, the later ones right).
+    weak_in_view_needs_change: bool = True
+    #: Of the cells new in the first settle after a hand (the view steady, the image's
+    #: change measured), one on which the image did not change (Dice under
+    #: ``change_arrival_min``) while it did on the arrival is no second piece (a piece put
+    #: down since the last settled scene changes the image over its silhouette): it is
+    #: held back as an echo, not taken as a move of its own. Before session 30 such a cell
+    #: (a phantom set aside, now read surely) was taken as a missed settle's piece beside
+    #: the real one (``ArrivalFilter._steady_echoes``). Off: of five such settles in 195
+    #: recorded games, three were phantoms (1024008 becomes exact) and two real pieces
+    #: from earlier turns never taken (1023017 loses one; session 30, docs/design.md).
+    unchanged_co_arrival_is_echo: bool = False
     #: Log-likelihood margin (nats) between the best and second-best unplayed piece above which
     #: a new piece counts as read.
     decision_margin: float = 2.0
