@@ -27,6 +27,10 @@ session-6 training::
     quarto-vision render stills 800 /tmp/learn-data/train_low --seed 320000 --pieces 3 16 \
         --palette alternate --hole-light varied --elevation 25 45
 
+``--focal-jitter LOW TOP`` gives the jittered views the focal-length errors an uncalibrated
+finder makes (``JitterConfig``; session 30 measured 0.012 0.05 against a control run: a few
+pieces gained with the finder's board, about run-to-run noise; docs/design.md).
+
 ``--seed`` changes the initial weights, batch order and augmentation (two seeds of one recipe
 show how much of a difference is luck); ``--patch-size`` another ``PatchConfig.size`` (with its
 own ``--cache`` folder); ``--combine A.npz B.npz --out E.npz [--no-mirror]`` writes an ensemble
