@@ -1353,8 +1353,10 @@ def test_a_line_through_a_value_nobody_saw_is_named_not_shouted(how, rule, annou
     assert moves and moves[0]["piece"]["top"] == "hollow"
     assert ("quarto" in types(events)) == announced
     if not announced:
-        assert any("a1-b1-c1-d1" in e.get("message", "") for e in events
-                   if e["type"] == "warning")
+        # The warning names the line and what of it was never seen.
+        assert any("a1-b1-c1-d1" in e.get("message", "")
+                   and "the top of the piece on d1 was never in view" in e["message"]
+                   for e in events if e["type"] == "warning")
 
 
 def test_a_line_that_shares_a_seen_value_too_is_still_announced():

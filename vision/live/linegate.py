@@ -26,6 +26,8 @@ logger = logging.getLogger(__name__)
 LineKey = tuple[tuple[int, int], ...]
 #: The line confidence of a quarto event's line, from the current readings.
 Confidence = Callable[[Event], float]
+#: What of a quarto event's line was never in view, in words, or None.
+Unseen = Callable[[Event], "str | None"]
 
 
 def line_key(event: Event) -> LineKey:
@@ -85,9 +87,13 @@ class LineGate:
         self._announced &= keys  # a line the record lost and gives again is news again
 
     def filter(
-        self, events: list[Event], confidence: Confidence
+        self, events: list[Event], confidence: Confidence, unseen: Unseen | None = None
     ) -> tuple[list[Event], list[str]]:
         """Pass the record's events on, holding back unconfirmed lines.
+
+        ``unseen`` names what of a held line the camera never showed, if anything; the
+        warning then says so and asks the players to check the board (such a line is
+        not confirmed by more readings).
 
         Returns the events to raise and the warning messages to raise with them.
         """
@@ -109,7 +115,10 @@ class LineGate:
                     out.append(event)
                 else:
                     self._held[key] = _Held(event, c)
+                    why = unseen(event) if unseen is not None else None
                     warnings.append(
+                        f"possible Quarto {describe(event)} not announced: {why}; check the "
+                        f"board" if why else
                         f"possible Quarto {describe(event)} not announced yet: the pieces "
                         f"are not read surely enough ({c:.2f})"
                     )

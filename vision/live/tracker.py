@@ -346,6 +346,27 @@ class StateTracker:
                    for joint in self._decoded_boards(cells))
         return arrival * best
 
+    def line_unseen(self, event: Event) -> str | None:
+        """What of a ``quarto`` event's line the camera never showed, in words for the
+        held line's warning (None when every value it rests on was seen): a piece taken
+        from the image's change alone, or a shared value left unknown or only guessed on a
+        cell (``gate_unseen_values``). Such a line cannot be confirmed from the image, so
+        the players are asked to look."""
+        line = [Cell(int(r), int(c)) for r, c in event["cells"]]
+        for cell in line:
+            if self._hidden_guess.get(cell):
+                return f"the piece on {cell.name} was never in view"
+        if not self.config.gate_unseen_values:
+            return None
+        for cell in line:
+            if cell in self._seen_before:
+                continue
+            unseen = [a for a in event.get("shared", {})
+                      if a not in self._seen_in_view.get(cell, ())]
+            if unseen:
+                return f"the {' and '.join(unseen)} of the piece on {cell.name} was never in view"
+        return None
+
     def _capping_views(self, cell: Cell) -> list[CellEvidence]:
         """The views of ``cell`` whose dissent caps its share of a line's confidence: its
         own views (``gate_own_views``) and the settles it stood occupied before it was
@@ -436,7 +457,7 @@ class StateTracker:
         events = events + [warning for event in events
                            if event.get("type") == "move" and not event.get("adopted")
                            for warning in self._possible_lines(event, now)]
-        out, messages = self._gate.filter(events, self.line_confidence)
+        out, messages = self._gate.filter(events, self.line_confidence, self.line_unseen)
         if self.game is not None:
             for message in messages:
                 out += self.game.warn(now, message)
