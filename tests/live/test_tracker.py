@@ -1391,3 +1391,33 @@ def test_a_piece_recorded_before_a_restart_counts_as_seen():
     feed.frames(1.0, unknown={c1: ["top"]})
     _, events = feed.place("d1", "LRTH", settle_s=3.0, unknown={c1: ["top"]})
     assert "quarto" in types(events)
+
+
+@pytest.mark.parametrize("knob", [False, True])
+def test_a_piece_guessed_where_nothing_was_read_gives_way_to_a_clear_reading(knob):
+    """A piece recorded on a cell where no attribute could be read (the likeliest unplayed
+    piece, a guess from nothing) is no evidence against a later piece that reads clearly as
+    it: with ``take_back_unread_guess`` the later cell takes it and the unread cell is
+    corrected (fresh game 1030016: a hidden a1 held the last piece, light round tall solid,
+    read clearly on b3, which took the remaining piece's second best and traded with a
+    third cell)."""
+    feed = Feed(StateTracker(config=TrackerConfig(take_back_unread_guess=knob)))
+    feed.frames(1.0)
+    for name, sym in [("a1", "LSSS"), ("b3", "DSSH"), ("d4", "LSTS")]:
+        feed.place(name, sym)
+    c2 = Cell.from_name("c2")
+    hidden = {c2: ["color", "shape", "height", "top"]}
+    _, events = feed.place("c2", "DRTH", settle_s=2.0, unknown=hidden)
+    move = next(e for e in events if e["type"] == "move")
+    assert any("not seen" in e.get("message", "") for e in events)
+    guess = Piece.from_attributes(move["piece"])
+    assert guess != Piece.from_symbol("DRTH")  # nothing read: the guess is not the piece
+    _, later = feed.place("a4", guess.symbol, settle_s=2.0, unknown=hidden)
+    placed = next(e for e in later if e["type"] == "move")
+    fixes = [e for e in later if e["type"] == "correction"]
+    if knob:
+        assert placed["piece"] == move["piece"]
+        assert [e["name"] for e in fixes] == ["c2"]
+        assert any("reads clearly as" in e.get("message", "") for e in later)
+    else:
+        assert placed["piece"] != move["piece"] and not fixes

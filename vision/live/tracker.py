@@ -669,7 +669,10 @@ class StateTracker:
         ``best`` (as much a guess as before); returns the piece freed for ``cell``."""
         game = self.game
         assert game is not None
-        guessed = {p: c for c in self._hidden_guess if (p := game.board[c]) is not None}
+        cells = set(self._hidden_guess)
+        if self.config.take_back_unread_guess:
+            cells |= {c for c in self._guessed if c not in self._by_hand and self._unread(c)}
+        guessed = {p: c for c in sorted(cells) if (p := game.board[c]) is not None}
         if not guessed:
             return None, []
         piece = max(guessed, key=evidence.score)
@@ -680,6 +683,11 @@ class StateTracker:
                                 f"{hidden.name} (hidden); {hidden.name} now holds a guess, "
                                 f"{best}")
         return piece, events + game.correct({hidden: best}, now, _TAKEN_BACK)
+
+    def _unread(self, cell: Cell) -> bool:
+        """No attribute of ``cell``'s piece has been read since it was recorded."""
+        evidence = self._evidence.get(cell)
+        return evidence is None or not any(evidence.log_odds[name] for name in ATTRIBUTES)
 
     def _trade_with_guess(self, cell: Cell, evidence: CellEvidence, best: Piece,
                           now: float) -> tuple[Piece | None, list[Event]]:

@@ -188,6 +188,13 @@ class TrackerConfig:
     #: early; re-take the guess's move as this turn's (``StateTracker._retake_guess``).
     #: Off: measured in session 29 (helper-29f), see docs/design.md.
     retake_rising_guess: bool = False
+    #: A new piece that reads clearly (``decision_margin``) as the piece recorded on a cell
+    #: where nothing at all was read (every attribute unseen, recorded as the likeliest
+    #: unplayed piece with a "not seen (hidden?)" warning) takes it, and that cell gives way
+    #: to this one's likeliest, as a hidden arrival's guess does (``_take_back_guess``).
+    #: A guess made from no reading is no evidence against a clear one. Off by default:
+    #: fresh game 1030016 (session 30, helper-30e), see docs/design.md.
+    take_back_unread_guess: bool = False
     #: A hand's settle that shows a fresh cell, where a cell in front of it, read occupied
     #: before the hand and set aside (a flicker or doubtful: a phantom of a nearer piece),
     #: rose ``change_arrival_weak_rise`` and explains the image's change at least as well
