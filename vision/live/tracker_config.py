@@ -192,9 +192,11 @@ class TrackerConfig:
     #: where nothing at all was read (every attribute unseen, recorded as the likeliest
     #: unplayed piece with a "not seen (hidden?)" warning) takes it, and that cell gives way
     #: to this one's likeliest, as a hidden arrival's guess does (``_take_back_guess``).
-    #: A guess made from no reading is no evidence against a clear one. Off by default:
-    #: fresh game 1030016 (session 30, helper-30e), see docs/design.md.
-    take_back_unread_guess: bool = False
+    #: A guess made from no reading is no evidence against a clear one. Session 30
+    #: (helper-30e, traced on fresh game 1030016, whose last piece the blind guess held):
+    #: over 195 cached games one other changes, for the better (3028008: a move more right,
+    #: a real line more announced); see docs/design.md.
+    take_back_unread_guess: bool = True
     #: A hand's settle that shows a fresh cell, where a cell in front of it, read occupied
     #: before the hand and set aside (a flicker or doubtful: a phantom of a nearer piece),
     #: rose ``change_arrival_weak_rise`` and explains the image's change at least as well
