@@ -125,24 +125,18 @@ def _focal_scale(view: BoardView, cfg: JitterConfig) -> float:
 
 def refocus_view(view: BoardView, factor: float) -> BoardView:
     """The board seen through a focal length ``factor`` times the view's, posed so that the
-    board plane's image stays where it is (a least-squares fit to points spread over the
-    board), as an uncalibrated fit that gets the focal length wrong still fits the rings:
-    what moves is everything above the plane, the pieces' tops most."""
+    board plane's image stays where it is (``vision.locate.pose.refine_pose``: the pose
+    under the new focal length that best matches the plane's homography), as an
+    uncalibrated fit that gets the focal length wrong still fits the rings: what moves is
+    everything above the plane, the pieces' tops most."""
+    # Imported here: vision.locate imports this package's network code.
+    from vision.locate.pose import refine_pose
+
     intr = view.camera.intrinsics
     new_intr = dataclasses.replace(intr, fx=intr.fx * factor, fy=intr.fy * factor)
-    g = np.linspace(-0.45, 0.45, 7) * view.spec.side_m
-    xx, yy = np.meshgrid(g, g)
-    obj = np.column_stack([xx.ravel(), yy.ravel(), np.zeros(xx.size)])
-    img = view.project(obj)
-    rvec0, _ = cv2.Rodrigues(view.camera.pose.R)
-    ok, rvec, tvec = cv2.solvePnP(obj, img, new_intr.matrix, new_intr.dist, rvec0.copy(),
-                                  view.camera.pose.t.reshape(3, 1).copy(),
-                                  useExtrinsicGuess=True, flags=cv2.SOLVEPNP_ITERATIVE)
-    if not ok:
-        return view
-    rot, _ = cv2.Rodrigues(rvec)
-    return BoardView(Camera(new_intr, Pose(rot, tvec.ravel())), view.spec, view.calibrated,
-                     view.score)
+    pose, _ = refine_pose(view.camera.board_homography(), new_intr.matrix,
+                          0.45 * view.spec.side_m)
+    return BoardView(Camera(new_intr, pose), view.spec, view.calibrated, view.score)
 
 
 def cell_targets(

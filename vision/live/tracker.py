@@ -337,11 +337,7 @@ class StateTracker:
         if self.config.gate_unseen_values:
             caps = caps or [{} for _ in line]
             for cell, cap in zip(line, caps, strict=True):
-                if cell in self._seen_before:
-                    continue  # recorded, so seen, before a restart
-                for attribute in shared:
-                    if attribute not in self._seen_in_view.get(cell, ()):
-                        cap[attribute] = 0.0
+                cap.update(dict.fromkeys(self._unseen_values(cell, shared), 0.0))
         best = min(line_confidence([joint[c] for c in line], shared, caps)
                    for joint in self._decoded_boards(cells))
         return arrival * best
@@ -359,13 +355,18 @@ class StateTracker:
         if not self.config.gate_unseen_values:
             return None
         for cell in line:
-            if cell in self._seen_before:
-                continue
-            unseen = [a for a in event.get("shared", {})
-                      if a not in self._seen_in_view.get(cell, ())]
+            unseen = self._unseen_values(cell, event.get("shared", {}))
             if unseen:
                 return f"the {' and '.join(unseen)} of the piece on {cell.name} was never in view"
         return None
+
+    def _unseen_values(self, cell: Cell, shared: Mapping[str, str]) -> list[str]:
+        """The attributes of ``shared`` that no reading of ``cell``'s piece showed in view
+        (``gate_unseen_values``); none for a piece recorded before a restart (seen then)."""
+        if cell in self._seen_before:
+            return []
+        seen = self._seen_in_view.get(cell, set())
+        return [a for a in shared if a not in seen]
 
     def _capping_views(self, cell: Cell) -> list[CellEvidence]:
         """The views of ``cell`` whose dissent caps its share of a line's confidence: its
