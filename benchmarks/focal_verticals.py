@@ -9,10 +9,10 @@ plane's homography ``H = K [r1 r2 t]`` held fixed (the principal point at the im
 square pixels, as the finder assumes) ``v`` depends on the focal length only (its offset
 from the principal point grows as a power of ``f`` from about 1 at 45 degrees to 2 straight
 above), so ``f`` can be chosen so that the lines from the feet through ``v`` pass through
-the observed tops. For each still with at least three
-measured pieces the focal length minimising the squared distances of the tops from those
-lines is searched (``f`` scanned over +-30% in log, then refined; the pose under each ``f``
-is ``vision.locate.pose.refine_pose``'s, the one that keeps the board plane's image).
+the observed tops. For each still with at least three measured pieces the focal length
+minimising the squared distances of the tops from those lines is searched (``f`` scanned
+over +-30% in log, then refined; the pose under each ``f`` is
+``vision.locate.pose.refine_pose``'s, the one that keeps the board plane's image).
 
 Which cells are occupied, and each piece's height: the label's (the truth); pieces with a
 visible fraction under 0.6 or a top less than 90% visible are left out. The top centre is
