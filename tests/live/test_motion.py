@@ -200,3 +200,22 @@ def test_the_scores_mask_keeps_a_bright_scenes_bar_and_rises_with_noise():
     _run(gate, [scene + rng.normal(0, 3, scene.shape) for _ in range(3)], t0=1.0)
     changed = gate.changed
     assert changed is not None and changed[0].mean() < 0.001
+
+
+def test_a_soft_shadow_on_a_dark_board_is_not_in_the_scores_mask():
+    # The reference taken with a hand's soft shadow over part of the board: when the hand has
+    # gone, that part is a fifth brighter, smoothly (a share of its light, as a piece is),
+    # but a smooth field explains it; the piece put down meanwhile stays.
+    gate = MotionGate()
+    scene = _dim_scene()
+    yy, xx = np.mgrid[0:H, 0:W]
+    shade = 1.0 - 0.2 * np.clip(1.0 - np.hypot(yy - 60, xx - 60) / 120.0, 0, 1)
+    _run(gate, [scene * shade[:, :, None]] * 5)
+    piece = scene.copy()
+    piece[150:166, 200:212] += 13.0
+    _run(gate, [piece] * 3, t0=1.0)
+    changed = gate.changed
+    assert changed is not None
+    mask = changed[0]
+    assert mask[152:164, 202:210].all()
+    assert not mask[:120, :120].any()

@@ -43,7 +43,10 @@ class MotionConfig:
     #: never under ``score_min_threshold`` grey levels. A piece's image is the light it
     #: reflects, so a dark piece put on a black board in dim light changes its pixels by a
     #: share of their level (25 -> 38 grey levels on fresh game 1030009), under any fixed bar
-    #: above a bright scene's noise. 0 switches it off (the gate's own mask).
+    #: above a bright scene's noise. A soft shadow or a lamp's pool changes the board by a
+    #: share of its light too, but smoothly: the difference is measured against the reference
+    #: under the smooth field of brightness that explains it (``light_tile_px``), which a
+    #: piece, a few tiles at most, does not move. 0 switches it off (the gate's own mask).
     score_contrast: float = 0.17
     #: Noise of the region: the scatter (1.4826 x median absolute deviation) of the
     #: difference to the reference, where most pixels did not change.
@@ -237,7 +240,9 @@ class MotionGate:
         """Pixels of ``small`` inside the region that differ from ``expected`` by more than
         ``score_contrast`` of their grey level (see ``MotionConfig.score_contrast``)."""
         cfg = self.config
-        diff = small - expected
+        # a soft shadow or a lamp's pool of light changes the board by a share of its light
+        # too, but smoothly: what a smooth field explains is taken out first
+        diff = small - _light_field(expected, small, cfg.light_tile_px)
         inside = diff[region]
         noise = 0.0
         if inside.size:
