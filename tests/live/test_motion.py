@@ -149,3 +149,73 @@ def test_a_piece_with_a_long_shadow_is_taken_at_once_but_an_arm_as_large_is_not(
     arm[100:100 + side, W - side:] = 15.0
     results = _run(gate, [arm] * 4, t0=1.0)
     assert all(r.busy for r in results)
+
+
+def _dim_scene(seed=0):
+    """A black board in dim light: grey levels 18-34, BGR float."""
+    rng = np.random.default_rng(seed)
+    base = rng.integers(18, 34, size=(H // 8, W // 8)).astype(np.float32)
+    img = np.kron(base, np.ones((8, 8), np.float32))
+    return np.repeat(img[:, :, None], 3, axis=2)
+
+
+def test_a_dark_piece_on_a_dark_board_changes_the_scores_mask_by_its_share_of_light():
+    # A piece reflecting half as much again as the board it stands on: 13 grey levels more
+    # in dim light (as fresh game 1030009's b1), under the gate's fixed 22 but well above
+    # the scene's noise. The scores' mask holds it; the gate's own area ignores it.
+    for contrast, expect in ((MotionConfig().score_contrast, True), (0.0, False)):
+        gate = MotionGate(MotionConfig(score_contrast=contrast))
+        scene = _dim_scene()
+        _run(gate, [scene] * 5)
+        piece = scene.copy()
+        piece[100:116, 150:162] += 13.0
+        results = _run(gate, [piece] * 3, t0=1.0)
+        assert results[-1].busy is False and results[-1].change_areas == 0.0
+        changed = gate.changed
+        assert changed is not None
+        mask, scale = changed
+        rows, cols = slice(int(100 * scale) + 1, int(116 * scale) - 1), slice(
+            int(150 * scale) + 1, int(162 * scale) - 1)
+        assert bool(mask[rows, cols].all()) is expect
+        assert int(mask.sum()) <= mask[int(100 * scale) - 2:int(116 * scale) + 2,
+                                       int(150 * scale) - 2:int(162 * scale) + 2].sum()
+
+
+def test_the_scores_mask_keeps_a_bright_scenes_bar_and_rises_with_noise():
+    # at mid-grey and above the relative bar is the gate's own 22 grey levels
+    gate = MotionGate()
+    scene = _scene()
+    scene[90:126, 140:172] = 150.0
+    _run(gate, [scene] * 5)
+    faint = scene.copy()
+    faint[100:116, 150:162] += 15.0
+    _run(gate, [faint] * 3, t0=1.0)
+    changed = gate.changed
+    assert changed is not None and not changed[0].any()
+    # a noisy dim scene: the bar follows the noise, so its ripple is not a change
+    rng = np.random.default_rng(1)
+    gate = MotionGate(MotionConfig(motion_fraction=1.0))
+    scene = _dim_scene()
+    _run(gate, [scene + rng.normal(0, 3, scene.shape) for _ in range(5)])
+    _run(gate, [scene + rng.normal(0, 3, scene.shape) for _ in range(3)], t0=1.0)
+    changed = gate.changed
+    assert changed is not None and changed[0].mean() < 0.001
+
+
+def test_a_soft_shadow_on_a_dark_board_is_not_in_the_scores_mask():
+    # The reference taken with a hand's soft shadow over part of the board: when the hand has
+    # gone, that part is a fifth brighter, smoothly (a share of its light, as a piece is),
+    # but a smooth field explains it; the piece put down meanwhile stays.
+    gate = MotionGate()
+    scene = _dim_scene()
+    yy, xx = np.mgrid[0:H, 0:W]
+    shade = 1.0 - 0.2 * np.clip(1.0 - np.hypot(yy - 60, xx - 60) / 120.0, 0, 1)
+    _run(gate, [scene * shade[:, :, None]] * 5)
+    piece = scene.copy()
+    piece[150:166, 200:212] += 13.0
+    _run(gate, [piece] * 3, t0=1.0)
+    changed = gate.changed
+    assert changed is not None
+    mask = changed[0]
+    assert mask[152:164, 202:210].all()
+    assert not mask[:120, :120].any()

@@ -36,6 +36,22 @@ class MotionConfig:
     work_width: int = 320
     #: Grey-level change (of 255) that counts as changed: above sensor noise and JPEG ripple.
     pixel_threshold: int = 22
+    #: The mask the change scores are measured on (:attr:`MotionGate.changed`) counts a pixel
+    #: changed relative to its own brightness instead: by this share of its grey level (the
+    #: brighter of reference and frame; 22 of 128 at mid-grey, as ``pixel_threshold``), at
+    #: most ``pixel_threshold`` and at least ``score_noise_factor`` times the region's noise,
+    #: never under ``score_min_threshold`` grey levels. A piece's image is the light it
+    #: reflects, so a dark piece put on a black board in dim light changes its pixels by a
+    #: share of their level (25 -> 38 grey levels on fresh game 1030009), under any fixed bar
+    #: above a bright scene's noise. A soft shadow or a lamp's pool changes the board by a
+    #: share of its light too, but smoothly: the difference is measured against the reference
+    #: under the smooth field of brightness that explains it (``light_tile_px``), which a
+    #: piece, a few tiles at most, does not move. 0 switches it off (the gate's own mask).
+    score_contrast: float = 0.17
+    #: Noise of the region: the scatter (1.4826 x median absolute deviation) of the
+    #: difference to the reference, where most pixels did not change.
+    score_noise_factor: float = 4.0
+    score_min_threshold: float = 5.0
     #: Share of the region's pixels changing frame-to-frame that counts as motion.
     motion_fraction: float = 0.003
     #: Changed area versus the reference, in tall-piece silhouettes, above which something
@@ -69,7 +85,8 @@ class MotionConfig:
 
     def __post_init__(self) -> None:
         for f in fields(self):
-            if getattr(self, f.name) <= 0:
+            if getattr(self, f.name) < 0 or (f.name != "score_contrast"
+                                              and getattr(self, f.name) == 0):
                 raise ValueError(
                     f"MotionConfig.{f.name} must be > 0, got {getattr(self, f.name)!r}"
                 )
@@ -97,6 +114,10 @@ class MotionGate:
         self._still_since: float | None = None
         self._scale = 1.0
         self._changed: NDArray[np.bool_] | None = None
+        #: what ``_changed`` was measured against: (frame, expected, region), for the scores
+        self._changed_from: tuple[NDArray[np.int16], NDArray[np.int16],
+                                  NDArray[np.bool_]] | None = None
+        self._score_mask: NDArray[np.bool_] | None = None
 
     def _small(self, frame: NDArray[np.uint8]) -> NDArray[np.int16]:
         h, w = frame.shape[:2]
@@ -146,6 +167,8 @@ class MotionGate:
         small = self._small(frame)
         region = self._region(small.shape, view)
         self._changed = None
+        self._changed_from = None
+        self._score_mask = None
         cfg = self.config
         n = max(1, int(region.sum()))
         motion = 1.0
@@ -163,19 +186,22 @@ class MotionGate:
             if self._still_since is not None and now - self._still_since >= cfg.adopt_s:
                 self._reference = small
             return GateResult(True, motion, 0.0, "new reference")
-        changed = self._changed_mask(small, self._reference, region)
+        expected = self._reference
+        changed = self._changed_mask(small, expected, region)
         change_areas = self._areas(changed)
         if motion > cfg.motion_fraction or self._still_since is None:
             return GateResult(True, motion, change_areas, "motion")
         if change_areas > cfg.max_piece_areas:
             # compare under the current lighting only when it matters (2 ms a frame)
-            changed = self._changed_mask(small, _relit(self._reference, small, region), region)
+            expected = _relit(self._reference, small, region)
+            changed = self._changed_mask(small, expected, region)
             change_areas = self._areas(changed)
         # Still, and a little more than a piece: a piece with its shadow, unless part of it
         # comes in across the edge of the region (a still hand's arm).
         if (cfg.max_piece_areas < change_areas <= cfg.relit_piece_areas
                 and self._edge_areas(changed) <= cfg.relit_edge_areas):
             self._changed = changed
+            self._changed_from = (small, expected, region)
             return GateResult(False, motion, change_areas, "piece and shadow")
         if change_areas > cfg.max_piece_areas:
             still_s = now - self._still_since
@@ -191,14 +217,40 @@ class MotionGate:
                 return GateResult(False, motion, 0.0, "rebased")
             return GateResult(True, motion, change_areas, "large change")
         self._changed = changed
+        self._changed_from = (small, expected, region)
         return GateResult(False, motion, change_areas)
 
     @property
     def changed(self) -> tuple[NDArray[np.bool_], float] | None:
         """What differs from the settled reference on the last frame that was still with no
         more change than one piece and its shadow (None otherwise): the mask in the gate's
-        small copy and that copy's scale (its pixels per frame pixel)."""
-        return None if self._changed is None else (self._changed, self._scale)
+        small copy and that copy's scale (its pixels per frame pixel). A pixel counts
+        changed relative to its own brightness and the region's noise
+        (``MotionConfig.score_contrast``), measured only when asked for."""
+        if self._changed is None:
+            return None
+        if self._score_mask is None:
+            self._score_mask = self._changed
+            if self.config.score_contrast > 0 and self._changed_from is not None:
+                self._score_mask = self._relative_mask(*self._changed_from)
+        return self._score_mask, self._scale
+
+    def _relative_mask(self, small: NDArray[np.int16], expected: NDArray[np.int16],
+                       region: NDArray[np.bool_]) -> NDArray[np.bool_]:
+        """Pixels of ``small`` inside the region that differ from ``expected`` by more than
+        ``score_contrast`` of their grey level (see ``MotionConfig.score_contrast``)."""
+        cfg = self.config
+        # a soft shadow or a lamp's pool of light changes the board by a share of its light
+        # too, but smoothly: what a smooth field explains is taken out first
+        diff = small - _light_field(expected, small, cfg.light_tile_px)
+        inside = diff[region]
+        noise = 0.0
+        if inside.size:
+            noise = 1.4826 * float(np.median(np.abs(inside - np.median(inside))))
+        floor = max(cfg.score_min_threshold, cfg.score_noise_factor * noise)
+        level = np.maximum(small, expected).astype(np.float32)
+        bar = np.clip(cfg.score_contrast * level, floor, max(floor, cfg.pixel_threshold))
+        return (np.abs(diff) > bar) & region
 
     def _changed_mask(
         self, small: NDArray[np.int16], expected: NDArray[np.int16], region: NDArray[np.bool_]
@@ -232,6 +284,9 @@ class MotionGate:
 
     def reset(self) -> None:
         """Forget everything (after a camera bump)."""
+        self._changed = None
+        self._changed_from = None
+        self._score_mask = None
         self._prev = None
         self._reference = None
         self._mask = None
