@@ -1421,3 +1421,47 @@ def test_a_piece_guessed_where_nothing_was_read_gives_way_to_a_clear_reading(kno
         assert any("reads clearly as" in e.get("message", "") for e in later)
     else:
         assert placed["piece"] != move["piece"] and not fixes
+
+
+@pytest.mark.parametrize("top, visible, rule, announced", [
+    (0.6, 0.4, 0.0, True), (0.6, 0.4, 0.5, False),  # the top read unsurely from 40% of it
+    (0.95, 0.4, 0.5, True),  # read clearly (2.9 nats): the guess is on the shape only
+    (0.6, 1.0, 0.5, True),  # seen whole: its odds are what they say
+])
+def test_a_line_through_a_guessed_part_view_needs_its_value_read_clearly(
+        top, visible, rule, announced):
+    # d1's piece is read unsurely (shape 0.5: light round or light square tall, both
+    # unplayed) and recorded as a guess ("only partly read"). a1-d1 is then "all hollow"
+    # in the record, and only that. With its top read hollow at 0.6 from under half the
+    # piece (fresh game 1031006's d4, 0.37 in view, truly solid), the joint decoding gives
+    # the line about 0.6: shouted without ``gate_guess_part_view``; with it, the line rests
+    # on a value the guessed, mostly hidden piece never showed clearly, and is named in a
+    # warning instead.
+    feed = Feed(StateTracker(config=TrackerConfig(gate_guess_part_view=rule)))
+    feed.frames(1.0)
+    for name, sym in [("a1", "DRSH"), ("b1", "LSSH"), ("c1", "DSTH")]:
+        feed.place(name, sym)
+    d1 = Cell.from_name("d1")
+    weak = {d1: {"shape": 0.5, "top": top}}
+    _, events = feed.place("d1", "LRTH", settle_s=3.0, odds=weak, visible={d1: visible})
+    assert any("d1 only partly read" in e.get("message", "") for e in events)
+    assert ("quarto" in types(events)) == announced
+    if not announced:
+        assert any("a1-b1-c1-d1" in e.get("message", "")
+                   and "the piece on d1 was recorded as a guess and its top never read "
+                       "clearly" in e["message"] for e in events if e["type"] == "warning")
+
+
+def test_a_guessed_part_view_carries_a_line_on_its_colour():
+    # As above, the line "all light" only, d1's colour read 0.7 from 40% of the piece:
+    # colour shows on any part of a piece, so the line is judged on the readings' odds.
+    feed = Feed(StateTracker(config=TrackerConfig(gate_guess_part_view=0.5)))
+    feed.frames(1.0)
+    for name, sym in [("a1", "LRSH"), ("b1", "LSTS"), ("c1", "LSSH")]:
+        feed.place(name, sym)
+    d1 = Cell.from_name("d1")
+    weak = {d1: {"shape": 0.5, "color": 0.3}}
+    _, events = feed.place("d1", "LRTS", settle_s=3.0, odds=weak, visible={d1: 0.4})
+    assert any("d1 only partly read" in e.get("message", "") for e in events)
+    quartos = [e for e in events if e["type"] == "quarto"]
+    assert quartos and quartos[0]["shared"] == {"color": "light"}

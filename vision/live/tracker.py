@@ -338,6 +338,10 @@ class StateTracker:
             caps = caps or [{} for _ in line]
             for cell, cap in zip(line, caps, strict=True):
                 cap.update(dict.fromkeys(self._unseen_values(cell, shared), 0.0))
+        if self.config.gate_guess_part_view > 0:
+            caps = caps or [{} for _ in line]
+            for cell, cap in zip(line, caps, strict=True):
+                cap.update(dict.fromkeys(self._unclear_guess_values(cell, shared), 0.0))
         best = min(line_confidence([joint[c] for c in line], shared, caps)
                    for joint in self._decoded_boards(cells))
         return arrival * best
@@ -352,13 +356,40 @@ class StateTracker:
         for cell in line:
             if self._hidden_guess.get(cell):
                 return f"the piece on {cell.name} was never in view"
-        if not self.config.gate_unseen_values:
-            return None
+        shared = event.get("shared", {})
+        if self.config.gate_unseen_values:
+            for cell in line:
+                unseen = self._unseen_values(cell, shared)
+                if unseen:
+                    return (f"the {' and '.join(unseen)} of the piece on {cell.name} was never "
+                            f"in view")
         for cell in line:
-            unseen = self._unseen_values(cell, event.get("shared", {}))
-            if unseen:
-                return f"the {' and '.join(unseen)} of the piece on {cell.name} was never in view"
+            unclear = self._unclear_guess_values(cell, shared)
+            if unclear:
+                return (f"the piece on {cell.name} was recorded as a guess and its "
+                        f"{' and '.join(unclear)} never read clearly")
         return None
+
+    def _unclear_guess_values(self, cell: Cell, shared: Mapping[str, str]) -> list[str]:
+        """The attributes of ``shared`` that a piece recorded as a guess and seen only in
+        part never showed clearly (``gate_guess_part_view``): its shape, height or top, when
+        the recording settle and the readings since, summed as the line confidence sums them
+        (once, if they are one unchanged part view), lean to the value by less than
+        ``decision_margin``."""
+        cfg = self.config
+        recording = self._recordings.get(cell)
+        if (cfg.gate_guess_part_view <= 0 or cell not in self._guessed or cell in self._by_hand
+                or recording is None):
+            return []
+        seen = self._seen_now(cell)
+        if max(recording.seen, seen) >= cfg.gate_guess_part_view:
+            return []  # seen well enough once: its readings are as good as their odds
+        views = [v for v in (recording.readings, recording.since) if v.frames]
+        once = (recording.seen < cfg.min_visible_fraction and seen < cfg.min_visible_fraction
+                and abs(seen - recording.seen) <= cfg.repair_view_drop)
+        weight = 1.0 / max(len(views), 1) if once else 1.0
+        return [a for a, value in shared.items() if a in _PART_ATTRIBUTES
+                and weight * sum(_leans_to(v, a, value) for v in views) < cfg.decision_margin]
 
     def _unseen_values(self, cell: Cell, shared: Mapping[str, str]) -> list[str]:
         """The attributes of ``shared`` that no reading of ``cell``'s piece showed in view
@@ -1165,6 +1196,18 @@ def _shows_another(before: CellEvidence, means: Mapping[str, float]) -> bool:
     put on the cell)."""
     last = {name: lo[-1] for name, lo in before.log_odds.items() if lo}
     return differences(last, dict(means)) >= _NEW_THING_DIFFERENCES
+
+
+#: The attributes shown by particular parts of a piece (outline, top edge, top face), which a
+#: piece mostly hidden may not show; its colour shows on any part (``gate_guess_part_view``).
+_PART_ATTRIBUTES = ("shape", "height", "top")
+
+
+def _leans_to(view: CellEvidence, attribute: str, value: str) -> float:
+    """How far (nats) ``view``'s mean log-odds of ``attribute`` lean to ``value`` (0 when
+    the attribute was not read in it)."""
+    lo = view.mean(attribute)
+    return lo if VALUES[attribute].index(value) == 1 else -lo
 
 
 def _views(*views: CellEvidence, once: bool = False) -> SummedEvidence:

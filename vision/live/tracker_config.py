@@ -317,6 +317,25 @@ class TrackerConfig:
     #: other event changed on the 36 low-angle dev games, 1028000-020 and 1029000-020 and
     #: 1029100-111 (docs/design.md, Live).
     gate_unseen_values: bool = True
+    #: A piece recorded as a guess (its likeliest unplayed reading, the margin under
+    #: ``decision_margin``: "only partly read") and seen under this share of its silhouette
+    #: when recorded and now carries a line on its shape, height or top only if its readings
+    #: lean to the value by ``decision_margin`` at least (alone it would separate the
+    #: recorded piece from the one differing in it, as a piece counts as read): the recording
+    #: settle and the fresh readings since, summed as the line confidence sums them, counted
+    #: once when they are one unchanged part view (as ``gate_part_views_once`` counts them).
+    #: Otherwise the cell's probability of the value counts as 0 in the line confidence: the
+    #: line is named in a warning, and announced if later readings show the value clearly.
+    #: Those three attributes belong to parts of the piece (its outline, its top edge, its
+    #: top face) that a piece mostly hidden may not show at all, while the reader still gives
+    #: odds from what it sees; its colour shows on any part (after the visible-fraction
+    #: calibration, sure readings under 0.3 in view were wrong for colour 1 in 15, for the top
+    #: 3 in 15; session 13). 0 switches the rule off. Session 31 (helper-31e): fresh game
+    #: 1031006 at 43.6 s, d4 recorded as a guess from 0.37 of the piece, its top read hollow
+    #: 0.60 (truly solid), "all hollow" shouted at 0.62; asking every guessed piece for a
+    #: clear value held five false alarms but lost nine real lines on 217 recorded games
+    #: (the readings of a guessed piece seen whole are as good as their odds say).
+    gate_guess_part_view: float = 0.5
 
     def __post_init__(self) -> None:
         for f in fields(self):
