@@ -21,8 +21,8 @@ def _spy(monkeypatch):
     calls: dict[str, list] = {"occupied": [], "nodes": []}
     real_occ, real_fit = finder.occupied_cells, finder.fit_rings
 
-    def occ(work_f, H_work, config):
-        out = real_occ(work_f, H_work, config)
+    def occ(work_f, H_work, foot, config):
+        out = real_occ(work_f, H_work, foot, config)
         calls["occupied"].append((H_work.copy(), out))
         return out
 
@@ -78,8 +78,25 @@ def test_few_empty_cells_and_the_default_keep_the_judged_grid(monkeypatch):
     for empty in ((0, 5, 10, 15), (0, 1, 2, 4, 5, 6)):
         mask = ~np.isin(np.arange(16), empty)
         monkeypatch.setattr(finder, "occupied_cells", lambda *_a, m=mask: m)
-        out, r = finder._refit_empty_cells(work_f, H, 0.45, finder.EdgeConfig(), config)
+        out, r = finder._refit_empty_cells(work_f, H, 0.45, finder.EdgeConfig(), 0.25, None,
+                                           (1280, 720), config)
         assert out is H and r == 0.45
     calls = _spy(monkeypatch)
     assert find_board(frame)
     assert not calls["occupied"]
+
+
+def test_a_crowded_board_is_judged_by_the_board_nearest_the_camera(monkeypatch):
+    # Twelve pieces: the board between the cells is mostly covered by them, but not the
+    # board beyond the outer rings on the camera's side (pieces lean away from it), so the
+    # pieces' cells are still judged occupied (all but one here, whose light top is near
+    # the board's grey) and too few cells are left for a refit.
+    calls = _spy(monkeypatch)
+    view = make_view(40.0, 70.0)
+    pieces = tuple(k for k in range(16) if k not in (0, 5, 10, 15))
+    frame = draw_board(view, pieces=pieces, **LIGHT_BOARD)
+    assert find_board(frame, config=LocateConfig(occupancy_refit=True))
+    (H_work, occupied), = calls["occupied"]
+    assert occupied[_truth_mask(view, H_work, pieces)].sum() >= 11
+    assert (~occupied).sum() < 6
+    assert all(n is None or len(n) >= 6 for n in calls["nodes"])
