@@ -283,7 +283,10 @@ class LocateConfig:
     #: empty only (``finder.occupied_cells``), from ``occupancy_refit_reaches`` (shares of
     #: the pitch), when at least ``occupancy_refit_min_empty`` cells are: a dark piece's
     #: foot and silhouette on a light board are edges of a ring's own polarity, standing
-    #: where its arcs are (session 31, design.md).
+    #: where its arcs are (session 31, design.md). Off: on 2800 dev boards within 5%
+    #: 88.5 -> 89.2% and a tenth off 157 -> 151, but p99 worse on two of six sets and one
+    #: board more half a pitch off; the boards off are crowded, with too few empty cells
+    #: (even the label's occupancy gained only p99 15.4 -> 15.3%).
     occupancy_refit: bool = False
     occupancy_refit_min_empty: int = 6
     occupancy_refit_reaches: tuple[float, ...] = (0.2, 0.12, 0.06, 0.03)
