@@ -279,6 +279,18 @@ class LocateConfig:
     #: the grids came closer (all cells within 5% 88.2 -> 89.8% of 2246 dev boards) but
     #: the p99 did not, and the readings at 25-40 degrees got worse.
     near_arc_low_views: bool = False
+    #: The final work-image grid fitted once more to the outlines of the cells judged
+    #: empty only (``finder.occupied_cells``), from ``occupancy_refit_reaches`` (shares of
+    #: the pitch), when at least ``occupancy_refit_min_empty`` cells are: a dark piece's
+    #: foot and silhouette on a light board are edges of a ring's own polarity, standing
+    #: where its arcs are (session 31, design.md). Off: on 2800 dev boards within 5%
+    #: 88.5 -> 89.2% and a tenth off 157 -> 151, but p99 worse on two of six sets and one
+    #: board more half a pitch off; the boards off are crowded, with too few empty cells
+    #: (even the label's occupancy gained only p99 15.4 -> 15.3%).
+    occupancy_refit: bool = False
+    occupancy_refit_min_empty: int = 6
+    occupancy_refit_reaches: tuple[float, ...] = (0.2, 0.12, 0.06, 0.03)
+    occupancy_grey_share: float = 0.25
     #: Seen from ``outline_grid_min_elevation_deg`` up (under the default field of view,
     #: which places views 5-10 degrees low), a Gigamic grid whose big circle (centred on the
     #: grid, its radius searched) is found on less than ``outline_grid_max_circle`` of its

@@ -59,6 +59,7 @@ from vision.io import check_frame as check_image
 from vision.locate.candidates import Ellipse, find_ellipses, median
 from vision.locate.config import LocateConfig
 from vision.locate.fit import (
+    GRID_NODES,
     EdgeConfig,
     EdgeMatches,
     NearArcs,
@@ -66,6 +67,7 @@ from vision.locate.fit import (
     edge_correspondences,
     fit_rings,
     grow_fit,
+    sample,
 )
 from vision.locate.lattice import (
     LatticeHypothesis,
@@ -345,6 +347,9 @@ def find_board(
     if config.near_arc_refit and not placed:
         H_work, radius = _refit_near_arcs(work_f, H_work, radius, edge, scale, intrinsics,
                                           (w, h), config, low_views)
+    if config.occupancy_refit:
+        H_work, radius = _refit_empty_cells(work_f, H_work, radius, edge, scale, intrinsics,
+                                            (w, h), config)
     # Full resolution: same fit, short reaches, for sub-pixel centres.
     S = np.diag([1.0 / scale, 1.0 / scale, 1.0])
     H = S @ H_work
@@ -640,6 +645,62 @@ def _refit_near_arcs(
     arcs = NearArcs(foot, config.near_arc_min_cos)
     H_new, r_new, _, _ = fit_rings(work_f, H_work, radius, reaches, edge, measure=False,
                                    arcs=arcs)
+    work_wh = (work_f.shape[1], work_f.shape[0])
+    if not plausible_grid(H_new, work_wh, config.min_ring_axis_px, config.max_foreshortening):
+        return H_work, radius
+    return H_new, r_new
+
+
+def occupied_cells(work_f: NDArray[np.float32], H_work: FloatArray, foot: FloatArray,
+                   config: LocateConfig) -> NDArray[np.bool_]:
+    """(16,) which cells of the grid ``H_work`` (work pixels; ``GRID_NODES`` order) hold a
+    piece, by their grey level: the median over a disc of 0.22 pitch around the cell's
+    centre on the board plane (a piece stands there from any view: its foot, body or top)
+    against the board's own, the median of the board just outside the outer rings on the
+    side facing the camera's ``foot`` (grid units; pieces lean away from it, so none covers
+    that side); a cell whose grey differs from the board's by more than
+    ``occupancy_grey_share`` of it is taken as occupied."""
+    ang = np.linspace(0.0, 2.0 * math.pi, 8, endpoint=False)
+    ring = np.column_stack([np.cos(ang), np.sin(ang)])
+    disc = np.vstack([[0.0, 0.0], 0.12 * ring, 0.22 * np.roll(ring, 1, axis=0)])
+    # The board beyond the outer rings (whose outer edges lie 1.95 pitches out), along
+    # 32 directions; those within 60 degrees of the foot's.
+    a = np.linspace(0.0, 2.0 * math.pi, 32, endpoint=False)
+    out = np.column_stack([np.cos(a), np.sin(a)])
+    to_foot = foot - 1.5
+    near = out @ to_foot >= 0.5 * max(float(np.hypot(*to_foot)), 1e-9)
+    if float(np.hypot(*to_foot)) < 1.0:
+        near[:] = True  # the camera above the grid: no piece leans over the board
+    band = 1.5 + np.vstack([2.05 * out[near], 2.15 * out[near]])
+    pts = np.vstack([(GRID_NODES[:, None, :] + disc[None]).reshape(-1, 2), band])
+    px = apply_h(H_work, pts)
+    grey = sample(work_f, px[:, 0], px[:, 1])
+    n_cell = len(GRID_NODES) * len(disc)
+    cells = np.median(grey[:n_cell].reshape(len(GRID_NODES), -1), axis=1)
+    board = float(np.median(grey[n_cell:]))
+    return np.asarray(np.abs(cells - board) > config.occupancy_grey_share * max(board, 1.0))
+
+
+def _refit_empty_cells(
+    work_f: NDArray[np.float32], H_work: FloatArray, radius: float, edge: EdgeConfig,
+    scale: float, intrinsics: Intrinsics | None, size_wh: tuple[int, int],
+    config: LocateConfig,
+) -> tuple[FloatArray, float]:
+    """The grid (work pixels) fitted again to the outlines of the cells judged empty
+    (``occupied_cells``) only, when at least ``occupancy_refit_min_empty`` are, spread over
+    three rows and three columns; otherwise the grid unchanged. A dark piece's foot and
+    silhouette on a light board are edges of the polarity of an engraved ring's outer edge,
+    where its arcs are; an empty cell's outline is the ring's alone."""
+    foot, _ = _camera_foot(H_work, scale, intrinsics, size_wh, config)
+    occupied = occupied_cells(work_f, H_work, foot, config)
+    empty = GRID_NODES[~occupied]
+    if (not occupied.any() or len(empty) < config.occupancy_refit_min_empty
+            or len(np.unique(empty[:, 0])) < 3 or len(np.unique(empty[:, 1])) < 3):
+        return H_work, radius
+    pitch = _pitch_px(H_work)
+    reaches = tuple(max(1.0, f * pitch) for f in config.occupancy_refit_reaches)
+    H_new, r_new, _, _ = fit_rings(work_f, H_work, radius, reaches, edge, nodes=empty,
+                                   measure=False)
     work_wh = (work_f.shape[1], work_f.shape[0])
     if not plausible_grid(H_new, work_wh, config.min_ring_axis_px, config.max_foreshortening):
         return H_work, radius
