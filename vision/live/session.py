@@ -294,15 +294,19 @@ def default_session(
     from vision.learn.fuse import read_cells_fused
     from vision.learn.reader import PlaneMemory
     from vision.locate.tracker import BoardTracker
+    from vision.read.heights import SetMemory
 
     planes = PlaneMemory()
+    heights = SetMemory()
     return WatchSession(
         locator or BoardTracker(intrinsics=intrinsics).update,
         # One set of pieces per session: its top planes are chosen from every reading. The
         # record's pieces anchor the board's colour groups. A top the reader reckons hidden
-        # keeps its guess for the record, marked so that no Quarto rests on it alone.
-        lambda frame, view, known: read_cells_fused(frame, view, planes=planes, known=known,
-                                                    guess_hidden_tops=True),
+        # keeps its guess for the record, marked so that no Quarto rests on it alone. The
+        # hand-crafted reader's set geometry (size, heights) is likewise fitted on every
+        # reading, so the occlusion layout does not jump between reads of a still scene.
+        lambda frame, view, known: read_cells_fused(frame, view, planes=planes, heights=heights,
+                                                    known=known, guess_hidden_tops=True),
         log_dir=log_dir,
         rules=rules,
         policy=policy,
