@@ -357,7 +357,7 @@ def test_default_session_reads_with_one_set_memory(monkeypatch):
     of the session (``vision.read.heights.SetMemory``), not again on each frame: a still
     scene's occlusion layout does not jump between reads (fresh game 1030000)."""
     import vision.learn.fuse as fuse
-    from vision.live.session import default_session
+    from vision.live.session import SessionConfig, default_session
     from vision.read.heights import SetMemory
     from vision.read.observation import Observation
 
@@ -373,3 +373,8 @@ def test_default_session_reads_with_one_set_memory(monkeypatch):
     session.reader(image, VIEW, {})
     session.reader(image, VIEW, {})
     assert isinstance(seen[0], SetMemory) and seen[1] is seen[0]
+    seen.clear()
+    off = default_session(log_dir=None, resume=False, locator=lambda f, t: VIEW,
+                          config=SessionConfig(pool_set_geometry=False))
+    off.reader(image, VIEW, {})
+    assert seen == [None]

@@ -78,3 +78,23 @@ def test_fit_heights_chooses_on_the_pooled_scores() -> None:
     # A different grid (another footprint width) is its own sum.
     fresh = fit_heights(other, heights, cells, 0.031, cfg, memory)
     assert fresh.tall_m == fit_heights(other, heights, cells, 0.031, cfg).tall_m
+
+
+def test_the_reads_of_one_scene_count_once() -> None:
+    """A still board re-read many times is one view of the same pieces: its reads are
+    averaged, and a later scene that disagrees weighs as much as the whole still spell."""
+    memory = SetMemory()
+    a = np.array([[0.0, 1.0], [-np.inf, 0.0]])
+    b = np.array([[0.0, 0.0], [-np.inf, 2.0]])
+    memory.begin("three short pieces")
+    for _ in range(20):
+        pooled = memory.pool(("k",), a)
+    np.testing.assert_allclose(pooled, a)
+    memory.begin("a tall piece came")
+    pooled = memory.pool(("k",), b)
+    np.testing.assert_allclose(pooled, a + b)
+    assert np.unravel_index(int(np.argmax(pooled)), pooled.shape) == (1, 1)
+    pooled = memory.pool(("k",), 3.0 * b)  # this scene again: its mean, 2 b
+    np.testing.assert_allclose(pooled, a + 2.0 * b)
+    # A candidate invalid in any reading stays invalid.
+    assert pooled[1, 0] == -np.inf

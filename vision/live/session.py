@@ -52,6 +52,12 @@ class SessionConfig:
     view_jitter_px: float = 2.0
     #: JPEG quality of the key frame saved per move.
     keyframe_quality: int = 85
+    #: The hand-crafted reader fits the set's footprint size and two heights on every
+    #: reading of the session (``vision.read.heights.SetMemory``, each still scene counted
+    #: once) instead of on each frame alone, so the short/tall calls and the occlusion
+    #: layout do not jump between reads of an unchanged board (session 31, fresh game
+    #: 1030000). Used by :func:`default_session`.
+    pool_set_geometry: bool = True
     tracker: TrackerConfig = field(default_factory=TrackerConfig)
     motion: MotionConfig = field(default_factory=MotionConfig)
 
@@ -297,7 +303,7 @@ def default_session(
     from vision.read.heights import SetMemory
 
     planes = PlaneMemory()
-    heights = SetMemory()
+    heights = SetMemory() if (config or SessionConfig()).pool_set_geometry else None
     return WatchSession(
         locator or BoardTracker(intrinsics=intrinsics).update,
         # One set of pieces per session: its top planes are chosen from every reading. The

@@ -26,7 +26,7 @@ FloatArray = NDArray[np.float64]
 
 
 class SetMemory:
-    """The scores of the set's geometry (footprint size, the two heights) summed over readings.
+    """The scores of the set's geometry (footprint size, the two heights) pooled over readings.
 
     The hand-crafted reader chooses the set's footprint size, its short and tall heights and a
     finer scale of each by an argmax over candidates scored on the pieces in view. On a still
@@ -34,22 +34,48 @@ class SetMemory:
     44 degrees: the tall height 57, 67, 73 and 77 mm on successive reads of an unchanged board),
     and with the chosen height every piece's short/tall call and the occlusion layout behind
     it (visible shares, which cells' evidence counts) jump. The set does not change, so
-    ``watch`` keeps one memory per session and each choice is the argmax of its scores summed
+    ``watch`` keeps one memory per session and each choice is the argmax of its scores pooled
     over every reading so far (:func:`fit_heights`, ``memory=``), like the learned reader's
-    plane scale (``vision.learn.reader.PlaneMemory``). Candidates are keyed by what they
-    are measured against (e.g. the footprint width): a different grid starts a new sum.
+    plane scale (``vision.learn.reader.PlaneMemory``).
+
+    Pooled per scene, not per reading: the readings of one scene (the same pieces taking
+    part, :meth:`begin`) are averaged and each scene counts once. A still board is re-read
+    every half second, and those reads are one view of the same pieces, not new evidence;
+    summed, a long still spell with only short pieces (which says nothing of the tall height)
+    outweighed the first tall pieces for a dozen seconds (session 31, game 1029016).
+    Candidates are keyed by what they are measured against (e.g. the footprint width): a
+    different grid starts anew.
     """
 
     def __init__(self) -> None:
-        self._sums: dict[tuple[object, ...], FloatArray] = {}
+        self._scene: object = None
+        #: per key: (sum of the past scenes' means, candidates valid in all, this scene's
+        #: key, its sum, its readings)
+        self._state: dict[tuple[object, ...],
+                          tuple[FloatArray, NDArray[np.bool_], object, FloatArray, int]] = {}
+
+    def begin(self, scene: object) -> None:
+        """A reading of ``scene`` (e.g. the cells whose pieces take part) starts."""
+        self._scene = scene
 
     def pool(self, key: tuple[object, ...], scores: FloatArray) -> FloatArray:
-        """Add one reading's ``scores`` to the sum kept under ``key``; return the sum."""
+        """Add one reading's ``scores`` (``-inf`` where a candidate is invalid) under ``key``;
+        return the pooled scores: the sum over scenes of each scene's mean."""
         scores = np.asarray(scores, dtype=np.float64)
-        total = self._sums.get(key)
-        total = scores.copy() if total is None or total.shape != scores.shape else total + scores
-        self._sums[key] = total
-        return total
+        valid = np.isfinite(scores)
+        finite = np.where(valid, scores, 0.0)
+        state = self._state.get(key)
+        if state is None or state[0].shape != scores.shape:
+            past, ok, scene, now, n = np.zeros_like(finite), valid, self._scene, finite, 1
+        else:
+            past, ok, scene, now, n = state
+            ok = ok & valid
+            if scene != self._scene:
+                past, scene, now, n = past + now / n, self._scene, finite, 1
+            else:
+                now, n = now + finite, n + 1
+        self._state[key] = (past, ok, scene, now, n)
+        return np.where(ok, past + now / n, -np.inf)
 
 
 @dataclass(frozen=True)

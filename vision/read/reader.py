@@ -127,6 +127,8 @@ def measure_cells(
     taking_part = occupied & (visible >= 0.5)
     # The footprint size is only searched when enough pieces vouch for it (and only those
     # readings' scores are pooled for it, so every size's sum holds the same readings).
+    if memory is not None:
+        memory.begin(np.packbits(taking_part).tobytes())
     search = np.count_nonzero(taking_part) >= config.min_pieces_for_size
     size_memory = memory if search else None
     fit = fit_heights(score, profiles.heights_m, taking_part, scaled[nominal].footprint_m,
