@@ -56,8 +56,10 @@ class SessionConfig:
     #: reading of the session (``vision.read.heights.SetMemory``, each still scene counted
     #: once) instead of on each frame alone, so the short/tall calls and the occlusion
     #: layout do not jump between reads of an unchanged board (session 31, fresh game
-    #: 1030000). Used by :func:`default_session`.
-    pool_set_geometry: bool = True
+    #: 1030000). Used by :func:`default_session`. Off: on 78 games it halved those jumps
+    #: but moved part-hidden pieces' guesses both ways (exact -1, one false alarm more;
+    #: docs/design.md, session 31).
+    pool_set_geometry: bool = False
     tracker: TrackerConfig = field(default_factory=TrackerConfig)
     motion: MotionConfig = field(default_factory=MotionConfig)
 
@@ -308,9 +310,10 @@ def default_session(
         locator or BoardTracker(intrinsics=intrinsics).update,
         # One set of pieces per session: its top planes are chosen from every reading. The
         # record's pieces anchor the board's colour groups. A top the reader reckons hidden
-        # keeps its guess for the record, marked so that no Quarto rests on it alone. The
-        # hand-crafted reader's set geometry (size, heights) is likewise fitted on every
-        # reading, so the occlusion layout does not jump between reads of a still scene.
+        # keeps its guess for the record, marked so that no Quarto rests on it alone. With
+        # ``pool_set_geometry`` the hand-crafted reader's set geometry (size, heights) is
+        # likewise fitted on every reading, so the occlusion layout does not jump between
+        # reads of a still scene.
         lambda frame, view, known: read_cells_fused(frame, view, planes=planes, heights=heights,
                                                     known=known, guess_hidden_tops=True),
         log_dir=log_dir,
