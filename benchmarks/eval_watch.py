@@ -41,22 +41,28 @@ def _seeds(text: str) -> list[int]:
 
 
 def _session_config(knobs: list[str]):
-    """A SessionConfig whose tracker knobs are set from ``NAME=VALUE`` strings (``--tracker``)."""
+    """A SessionConfig whose tracker knobs (or the session's own plain knobs, e.g.
+    ``pool_set_geometry``) are set from ``NAME=VALUE`` strings (``--tracker``)."""
     import dataclasses
 
     from vision.live.session import SessionConfig
     from vision.live.tracker import TrackerConfig
 
     types = {f.name: f.type for f in dataclasses.fields(TrackerConfig)}
+    own = {f.name: f.type for f in dataclasses.fields(SessionConfig)
+           if f.name not in ("tracker", "motion")}
     values: dict = {}
+    session: dict = {}
     for knob in knobs:
         name, _, text = knob.partition("=")
-        if name not in types:
-            raise SystemExit(f"--tracker: no TrackerConfig knob {name!r}")
-        kind = types[name] if isinstance(types[name], str) else types[name].__name__
-        values[name] = {"int": int, "float": float, "bool": lambda v: v == "True"}.get(
+        if name not in types and name not in own:
+            raise SystemExit(f"--tracker: no TrackerConfig or SessionConfig knob {name!r}")
+        kind = types.get(name, own.get(name))
+        kind = kind if isinstance(kind, str) else kind.__name__
+        value = {"int": int, "float": float, "bool": lambda v: v == "True"}.get(
             kind, float)(text)
-    return SessionConfig(tracker=TrackerConfig(**values))
+        (values if name in types else session)[name] = value
+    return SessionConfig(tracker=TrackerConfig(**values), **session)
 
 
 def _oracle_session(truth: dict, config=None):
@@ -136,7 +142,8 @@ def main() -> int:
         help="exact cell readings from the truth: measures the live layer alone",
     )
     p.add_argument("--tracker", action="append", default=[], metavar="NAME=VALUE",
-                   help="set a TrackerConfig knob (repeatable), e.g. repair_max_cells=3")
+                   help="set a TrackerConfig knob (repeatable), e.g. repair_max_cells=3, or a "
+                        "SessionConfig one, e.g. pool_set_geometry=True")
     a = p.parse_args()
     _session_config(a.tracker)  # fail early on a bad knob
     Path(a.out).mkdir(parents=True, exist_ok=True)

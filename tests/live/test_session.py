@@ -350,3 +350,32 @@ def test_a_piece_placed_under_a_lamp_is_judged_against_the_recorded_pieces(tmp_p
     # The pieces read surely before the lamp are the ones the reader is told.
     assert {Cell.from_name(m["name"]) for m in moves[:4]} <= set(
         scene.session.tracker.settled_pieces)
+
+
+def test_default_session_reads_with_one_set_memory(monkeypatch):
+    """With ``pool_set_geometry``, ``watch``'s reader fits the set's geometry (footprint
+    size, heights) on every reading of the session (``vision.read.heights.SetMemory``), not
+    again on each frame: a still scene's occlusion layout does not jump between reads (fresh
+    game 1030000). Off by default (session 31's measurement)."""
+    import vision.learn.fuse as fuse
+    from vision.live.session import SessionConfig, default_session
+    from vision.read.heights import SetMemory
+    from vision.read.observation import Observation
+
+    seen = []
+
+    def fake_read(frame, view, **kwargs):
+        seen.append(kwargs.get("heights"))
+        return Observation.empty()
+
+    monkeypatch.setattr(fuse, "read_cells_fused", fake_read)
+    session = default_session(log_dir=None, resume=False, locator=lambda f, t: VIEW,
+                              config=SessionConfig(pool_set_geometry=True))
+    image = draw({})
+    session.reader(image, VIEW, {})
+    session.reader(image, VIEW, {})
+    assert isinstance(seen[0], SetMemory) and seen[1] is seen[0]
+    seen.clear()
+    off = default_session(log_dir=None, resume=False, locator=lambda f, t: VIEW)
+    off.reader(image, VIEW, {})
+    assert seen == [None]

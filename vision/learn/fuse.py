@@ -31,6 +31,7 @@ from vision.learn.odds_calibration import OddsCalibration
 from vision.read.config import ReaderConfig
 from vision.read.decode import decode_pieces
 from vision.read.exposure import ExposureConfig, normalise_exposure
+from vision.read.heights import SetMemory
 from vision.read.observation import CellReading, Observation
 from vision.read.reader import CellFeatures
 from vision.rules.board import Cell
@@ -182,6 +183,7 @@ def read_cells_fused(
     exposure: ExposureConfig | None = None,
     calibration: OddsCalibration | None = None,
     planes: PlaneMemory | None = None,
+    heights: SetMemory | None = None,
     known: Mapping[Cell, Piece] | None = None,
     guess_hidden_tops: bool = False,
 ) -> Observation:
@@ -206,6 +208,8 @@ def read_cells_fused(
         (``vision.learn.odds_calibration``; default: the packaged fit,
         ``OddsCalibration.identity()`` switches it off).
     planes : the learned reader's plane-scale memory (``vision.learn.reader.PlaneMemory``).
+    heights : the hand-crafted reader's memory of the set's footprint size and heights
+        (``vision.read.heights.SetMemory``; ``watch`` keeps one per session).
     known : pieces whose colour is known, by cell (``watch``: the game record's settled
         pieces); they anchor the board's two colour groups (``with_board_colours``). None or
         empty: the groups are formed by the readings alone (``analyze``).
@@ -232,7 +236,7 @@ def read_cells_fused(
     if not view:
         return Observation.empty()
     frame_bgr, _ = normalise_exposure(frame_bgr, view, exposure)
-    feats = measure_cells(frame_bgr, view)
+    feats = measure_cells(frame_bgr, view, memory=heights)
     # Each reader's own decoding is not needed: the fused odds are decoded below.
     hand = observe_cells(feats, view, decode=False)
     learned = read_cells_learned(frame_bgr, view, model=model, config=config, planes=planes,

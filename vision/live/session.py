@@ -52,6 +52,14 @@ class SessionConfig:
     view_jitter_px: float = 2.0
     #: JPEG quality of the key frame saved per move.
     keyframe_quality: int = 85
+    #: The hand-crafted reader fits the set's footprint size and two heights on every
+    #: reading of the session (``vision.read.heights.SetMemory``, each still scene counted
+    #: once) instead of on each frame alone, so the short/tall calls and the occlusion
+    #: layout do not jump between reads of an unchanged board (session 31, fresh game
+    #: 1030000). Used by :func:`default_session`. Off: on 78 games it halved those jumps
+    #: but moved part-hidden pieces' guesses both ways (exact -1, one false alarm more;
+    #: docs/design.md, session 31).
+    pool_set_geometry: bool = False
     tracker: TrackerConfig = field(default_factory=TrackerConfig)
     motion: MotionConfig = field(default_factory=MotionConfig)
 
@@ -294,15 +302,20 @@ def default_session(
     from vision.learn.fuse import read_cells_fused
     from vision.learn.reader import PlaneMemory
     from vision.locate.tracker import BoardTracker
+    from vision.read.heights import SetMemory
 
     planes = PlaneMemory()
+    heights = SetMemory() if (config or SessionConfig()).pool_set_geometry else None
     return WatchSession(
         locator or BoardTracker(intrinsics=intrinsics).update,
         # One set of pieces per session: its top planes are chosen from every reading. The
         # record's pieces anchor the board's colour groups. A top the reader reckons hidden
-        # keeps its guess for the record, marked so that no Quarto rests on it alone.
-        lambda frame, view, known: read_cells_fused(frame, view, planes=planes, known=known,
-                                                    guess_hidden_tops=True),
+        # keeps its guess for the record, marked so that no Quarto rests on it alone. With
+        # ``pool_set_geometry`` the hand-crafted reader's set geometry (size, heights) is
+        # likewise fitted on every reading, so the occlusion layout does not jump between
+        # reads of a still scene.
+        lambda frame, view, known: read_cells_fused(frame, view, planes=planes, heights=heights,
+                                                    known=known, guess_hidden_tops=True),
         log_dir=log_dir,
         rules=rules,
         policy=policy,

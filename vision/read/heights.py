@@ -5,6 +5,11 @@ thresholding each piece's own height estimate (a neighbour standing behind a pie
 makes its top edge look higher), the reader fits the two heights of the set to all pieces on
 the board together: the pair ``(short, tall)`` with the right ratio whose better-supported
 member explains each piece best. Each piece then only chooses between those two heights.
+
+A set's heights and width do not change during a game, but one frame's few pieces choose
+among nearly equal pairs by chance: a :class:`SetMemory` pools each choice's scores over every
+reading of a session (``watch``), so the set's geometry is fitted once from all of them
+rather than again on each frame.
 """
 
 from __future__ import annotations
@@ -18,6 +23,59 @@ from vision.read.config import ReaderConfig
 from vision.read.stats import median
 
 FloatArray = NDArray[np.float64]
+
+
+class SetMemory:
+    """The scores of the set's geometry (footprint size, the two heights) pooled over readings.
+
+    The hand-crafted reader chooses the set's footprint size, its short and tall heights and a
+    finer scale of each by an argmax over candidates scored on the pieces in view. On a still
+    scene, nearly equal candidates swap places with compression noise (fresh game 1030000 at
+    44 degrees: the tall height 57, 67, 73 and 77 mm on successive reads of an unchanged board),
+    and with the chosen height every piece's short/tall call and the occlusion layout behind
+    it (visible shares, which cells' evidence counts) jump. The set does not change, so
+    ``watch`` keeps one memory per session and each choice is the argmax of its scores pooled
+    over every reading so far (:func:`fit_heights`, ``memory=``), like the learned reader's
+    plane scale (``vision.learn.reader.PlaneMemory``).
+
+    Pooled per scene, not per reading: the readings of one scene (the same pieces taking
+    part, :meth:`begin`) are averaged and each scene counts once. A still board is re-read
+    every half second, and those reads are one view of the same pieces, not new evidence;
+    summed, a long still spell with only short pieces (which says nothing of the tall height)
+    outweighed the first tall pieces for a dozen seconds (session 31, game 1029016).
+    Candidates are keyed by what they are measured against (e.g. the footprint width): a
+    different grid starts anew.
+    """
+
+    def __init__(self) -> None:
+        self._scene: object = None
+        #: per key: (sum of the past scenes' means, candidates valid in all, this scene's
+        #: key, its sum, its readings)
+        self._state: dict[tuple[object, ...],
+                          tuple[FloatArray, NDArray[np.bool_], object, FloatArray, int]] = {}
+
+    def begin(self, scene: object) -> None:
+        """A reading of ``scene`` (e.g. the cells whose pieces take part) starts."""
+        self._scene = scene
+
+    def pool(self, key: tuple[object, ...], scores: FloatArray) -> FloatArray:
+        """Add one reading's ``scores`` (``-inf`` where a candidate is invalid) under ``key``;
+        return the pooled scores: the sum over scenes of each scene's mean."""
+        scores = np.asarray(scores, dtype=np.float64)
+        valid = np.isfinite(scores)
+        finite = np.where(valid, scores, 0.0)
+        state = self._state.get(key)
+        if state is None or state[0].shape != scores.shape:
+            past, ok, scene, now, n = np.zeros_like(finite), valid, self._scene, finite, 1
+        else:
+            past, ok, scene, now, n = state
+            ok = ok & valid
+            if scene != self._scene:
+                past, scene, now, n = past + now / n, self._scene, finite, 1
+            else:
+                now, n = now + finite, n + 1
+        self._state[key] = (past, ok, scene, now, n)
+        return np.where(ok, past + now / n, -np.inf)
 
 
 @dataclass(frozen=True)
@@ -46,7 +104,7 @@ def _normalise(score: FloatArray) -> FloatArray:
 
 def fit_heights(
     score: FloatArray, heights_m: FloatArray, cells: NDArray[np.bool_], footprint_m: float,
-    config: ReaderConfig,
+    config: ReaderConfig, memory: SetMemory | None = None, key: tuple[object, ...] = (),
 ) -> HeightFit:
     """Fit the set's short and tall heights to the pieces on ``cells``.
 
@@ -56,6 +114,9 @@ def fit_heights(
     heights_m : (K,) candidate heights, increasing.
     cells : (16,) the cells whose pieces take part (occupied and visible enough).
     footprint_m : nominal footprint width F.
+    memory, key : with a memory, the pair is the best of this reading's scores summed with
+        every earlier reading's under ``key`` (:class:`SetMemory`), and ``support`` is that
+        sum's (comparable between footprint hypotheses pooled over the same readings).
 
     Notes
     -----
@@ -78,6 +139,8 @@ def fit_heights(
     prior = config.height_prior_weight * np.log(short_f / config.typical_short_f) ** 2
     total = total - prior[:, None] * max(1, len(sel))
     total = np.where(valid, total, -np.inf)
+    if memory is not None:
+        total = memory.pool(("pair", round(footprint_m, 7), k, *key), total)
     a, b = np.unravel_index(int(np.argmax(total)), total.shape)
     margin = z[:, b] - z[:, a]
     p_tall = 1.0 / (1.0 + np.exp(-margin / config.height_margin_width))

@@ -37,7 +37,7 @@ from vision.read.appearance import (
 from vision.read.config import ReaderConfig
 from vision.read.decode import decode_pieces
 from vision.read.geometry import CellFrames, cell_frames, circle_points, project_grid
-from vision.read.heights import HeightFit, fit_heights
+from vision.read.heights import HeightFit, SetMemory, fit_heights
 from vision.read.observation import CellReading, Observation
 from vision.read.sampling import LabPatch, lab_patch
 from vision.read.silhouette import HeightProfiles, height_profiles
@@ -78,13 +78,17 @@ def _logistic(x: FloatArray) -> FloatArray:
 
 
 def measure_cells(
-    frame_bgr: NDArray[np.uint8], view: BoardView, config: ReaderConfig | None = None
+    frame_bgr: NDArray[np.uint8], view: BoardView, config: ReaderConfig | None = None,
+    *, memory: SetMemory | None = None,
 ) -> CellFeatures:
     """Measure occupancy, height, visibility and top-face evidence on every cell.
 
     Cells are visited from the camera outwards: a cell's evidence only uses image points that
     no nearer piece (already decided) stands in front of, and its own piece, once decided, is
-    added to the occlusion mask for the cells behind it.
+    added to the occlusion mask for the cells behind it. With a ``memory`` (``watch``: one
+    per session, ``vision.read.heights.SetMemory``), the set's footprint size, two heights
+    and their finer scales are chosen on the scores of every reading so far, not this
+    frame's alone.
     """
     config = config or ReaderConfig()
     check_frame(frame_bgr)
@@ -121,26 +125,32 @@ def measure_cells(
         view, frames, colours, outline_nominal, top_centres, short, config)
     occupied = occupied_p >= config.occupied_probability
     taking_part = occupied & (visible >= 0.5)
+    # The footprint size is only searched when enough pieces vouch for it (and only those
+    # readings' scores are pooled for it, so every size's sum holds the same readings).
+    if memory is not None:
+        memory.begin(np.packbits(taking_part).tobytes())
+    search = np.count_nonzero(taking_part) >= config.min_pieces_for_size
+    size_memory = memory if search else None
     fit = fit_heights(score, profiles.heights_m, taking_part, scaled[nominal].footprint_m,
-                      config)
+                      config, size_memory, ("size",))
     frames = scaled[nominal]
-    # The footprint size is only searched when enough pieces vouch for it.
-    if np.count_nonzero(taking_part) >= config.min_pieces_for_size:
+    if search:
         for k, frames_s in enumerate(scaled):
             if k == nominal:
                 continue
             profiles_s = height_profiles(view, frames_s, patch, config)
             fit_s = fit_heights(profiles_s.score(), profiles_s.heights_m, taking_part,
-                                frames_s.footprint_m, config)
+                                frames_s.footprint_m, config, size_memory, ("size",))
             if fit_s.support > fit.support:
                 fit, frames, profiles = fit_s, frames_s, profiles_s
     # Refine with the top-outline evidence at the chosen footprint size.
     outline = outline_fit_profile(view, frames, patch, coarse)
     outline_k = np.array([np.interp(profiles.heights_m, coarse, o) for o in outline])
     combined = profiles.score() + config.outline_weight * outline_k
-    fit = fit_heights(combined, profiles.heights_m, taking_part, frames.footprint_m, config)
+    fit = fit_heights(combined, profiles.heights_m, taking_part, frames.footprint_m, config,
+                      memory, ("combined",))
     f = frames.footprint_m
-    fit = _refine_heights(view, frames, patch, fit, taking_part, config)
+    fit = _refine_heights(view, frames, patch, fit, taking_part, config, memory)
     height = np.where(fit.tall_probability >= 0.5, fit.tall_m, fit.short_m)
     # Pass 2: occupancy and visibility again, now with the fitted heights of nearer pieces.
     occupied_p, colour_d, visible, outline_max = _occupancy_pass(
@@ -155,11 +165,12 @@ def measure_cells(
 
 def _refine_heights(
     view: BoardView, frames: CellFrames, patch: LabPatch, fit: HeightFit,
-    cells: NDArray[np.bool_], config: ReaderConfig,
+    cells: NDArray[np.bool_], config: ReaderConfig, memory: SetMemory | None = None,
 ) -> HeightFit:
     """Refine the set's two heights finer than the search grid: each height is scaled by the
     factor whose top outlines fit its pieces best (a top plane off by a tenth of F already
-    blurs the square corners and the hole)."""
+    blurs the square corners and the hole; with a ``memory``, best over every reading of
+    that height so far)."""
     factors = np.asarray(config.height_refine_factors)
     tall = fit.tall_probability >= 0.5
     groups = (("short_m", fit.short_m, cells & ~tall), ("tall_m", fit.tall_m, cells & tall))
@@ -169,7 +180,11 @@ def _refine_heights(
     refined = [fit.short_m, fit.tall_m]
     for g, (_, h0, members) in enumerate(groups):
         if np.any(members):
-            best = int(np.argmax(prof[members][:, g * k : (g + 1) * k].sum(axis=0)))
+            fits = prof[members][:, g * k : (g + 1) * k].sum(axis=0)
+            if memory is not None:
+                fits = memory.pool(("refine", g, round(h0, 7), round(frames.footprint_m, 7)),
+                                   fits)
+            best = int(np.argmax(fits))
             refined[g] = float(h0 * factors[best])
     return dataclasses.replace(fit, short_m=refined[0], tall_m=refined[1])
 
