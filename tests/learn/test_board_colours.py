@@ -236,3 +236,41 @@ def test_fused_odds_with_known_pieces_take_the_record_weight() -> None:
     # Nothing known: the reading alone, at the usual weight.
     none = with_board_colours(odds, [0.9] * n, [1.0] * n, [lab], cfg, [None] * n)
     assert none == soft
+
+
+def test_colours_sampled_at_a_height_the_fused_reading_rejects_take_no_part() -> None:
+    """Fresh game 1031013 move 7: the geometric reader fitted a dark short piece tall and
+    sampled its "top" on the light wood behind it; the groups then turned the network's
+    dark reading light. With ``height_checked_parts`` the samples of a cell whose fused
+    height and the geometric fit disagree are dropped."""
+    from vision.learn.fuse import _height_checked
+    from vision.read.observation import CellReading, Observation
+    from vision.rules.board import ALL_CELLS
+
+    darks = [True, False, True, False, True, False, True, True]
+    lab = board(darks, seed=5)
+    lab[0] = LIGHT  # the misplaced sample: what stands behind the piece, not the piece
+    n = len(darks)
+    # The network reads cell 0 dark (fused 0.9), short (0.1); the geometric fit says tall.
+    odds: list[dict[str, float | None]] = [
+        {"color": 0.9 if i == 0 else (0.95 if d else 0.05), "height": 0.1 if i == 0 else 0.2}
+        for i, d in enumerate(darks)]
+    hand = Observation(tuple(
+        CellReading(cell=c, center_px=(0.0, 0.0), occupied_probability=0.9 if i < n else 0.0,
+                    attribute_probability={"height": 0.95 if i == 0 else 0.1})
+        for i, c in enumerate(ALL_CELLS)), None)
+    cfg = BoardColourConfig()
+    parts = [np.vstack([lab, np.full((16 - n, 3), np.nan)])]
+    odds16 = odds + [{"color": None, "height": None}] * (16 - n)
+    occ = [0.9] * n + [0.0] * (16 - n)
+    seen = [1.0] * 16
+    # The record (``watch``) anchors the others' colours; cell 0 is the new piece.
+    known: list[float | None] = [None] + [float(d) for d in darks[1:]] + [None] * (16 - n)
+    plain = with_board_colours(odds16, occ, seen, parts, cfg, known)
+    assert plain[0]["color"] is not None and plain[0]["color"] < 0.5  # turned light
+    checked = with_board_colours(odds16, occ, seen, _height_checked(parts, hand, odds16), cfg,
+                                 known)
+    assert checked[0]["color"] == 0.9  # no part of its own: the reading stands
+    # The others keep their samples and their evidence.
+    assert checked[2] == plain[2]
+    assert not np.isnan(_height_checked(parts, hand, odds16)[0][1:n]).any()

@@ -119,6 +119,16 @@ class BoardColourConfig:
     #: its line 0.47 s after the hand, 0.25 after 1.07 s; nothing else changed. Session 19's
     #: 0.5 for the soft groups cost a false alarm on fresh games.
     record_weight: float = 0.5
+    #: The geometric reader samples a piece's top and near side at the height it fitted; where
+    #: the fused reading decides the other height (its height odds and the geometric reader's
+    #: on opposite sides of even), those samples are not of the piece (a short piece fitted
+    #: tall samples the board or a piece behind it above its top) and take no part. Fresh game
+    #: 1031013 move 7: a dark round short piece in full view, fitted tall by the geometric
+    #: reader (+4.7 nats), its "top" sampled on the wood behind (L 53 against 11-29 for the
+    #: other dark pieces); the groups then gave it -12 nats of light (-6 at ``record_weight``)
+    #: against the network's +5.3 dark, and it was recorded light. False: off (session 31,
+    #: helper-31f, docs/design.md).
+    height_checked_parts: bool = False
 
     def __post_init__(self) -> None:
         if self.anchor_doubt < 0 or self.record_weight < 0:

@@ -251,7 +251,10 @@ def read_cells_fused(
     known_dark = None if not known else [
         None if (piece := known.get(r.cell)) is None else float(piece.value("color") == "dark")
         for r in hand.cells]
-    odds = with_board_colours(odds, occ, visible, measured_colours(feats, cfg), cfg, known_dark)
+    parts = measured_colours(feats, cfg)
+    if cfg.height_checked_parts:
+        parts = _height_checked(parts, hand, odds)
+    odds = with_board_colours(odds, occ, visible, parts, cfg, known_dark)
     odds = (calibration or _DEFAULT_CALIBRATION).apply(odds, visible)
     guessed = [u and o["top"] is not None for o, u in zip(odds, unseen, strict=True)]
     return _decoded(hand, learned, occ, odds, guessed)
@@ -269,6 +272,20 @@ def _unseen_tops(learned: Observation, config: LearnedReaderConfig) -> list[bool
         return [False] * len(learned.cells)
     return [b.attribute_probability.get("top") is None or "top" in b.guessed
             for b in learned.cells]
+
+
+def _height_checked(parts: list[NDArray[np.float64]], hand: Observation,
+                    odds: list[dict[str, float | None]]) -> list[NDArray[np.float64]]:
+    """``parts`` less the cells whose fused height and the geometric reader's fall on
+    opposite sides of even: its colours were sampled at the height it fitted, not the
+    piece's (``BoardColourConfig.height_checked_parts``)."""
+    wrong = np.array([
+        (h := r.attribute_probability.get("height")) is not None
+        and (f := o.get("height")) is not None and (h >= 0.5) != (f >= 0.5)
+        for r, o in zip(hand.cells, odds, strict=True)])
+    if not wrong.any():
+        return parts
+    return [np.where(wrong[:, None], np.nan, part) for part in parts]
 
 
 def measured_colours(feats: CellFeatures, config: BoardColourConfig) -> list[NDArray[np.float64]]:

@@ -590,6 +590,9 @@ class StateTracker:
                                           pending=self._first_seen, brief_busy=brief)
         if self.config.weak_in_view_needs_change:
             new_cells = self._unchanged_weak(observation, new_cells)
+        if self.config.changed_beside_unchanged:
+            new_cells = self._changed_beside_unchanged(
+                observation, new_cells, occupied - recorded - self._refused)
         if self.config.phantom_arrival_in_front:
             front = self._phantom_in_front(observation, new_cells,
                                            occupied - recorded - self._refused)
@@ -783,6 +786,28 @@ class StateTracker:
                 unchanged.add(cell)
         self._arrivals.doubtful |= unchanged
         return [c for c in new_cells if c not in unchanged]
+
+    def _changed_beside_unchanged(self, observation: Observation, new_cells: list[Cell],
+                                  unrecorded: set[Cell]) -> list[Cell]:
+        """``new_cells`` and the cell set aside as doubtful in this settle (read clearly,
+        under ``sure_piece_probability``, beside surer new cells) on which alone the image
+        changed over the turn, when none of the surer new cells changed: those are pieces of
+        earlier turns whose settles were missed (a lamp, a quick hand), not this hand's
+        piece, so the cell is no shadow or half view of it but where this hand's piece went
+        (``TrackerConfig.changed_beside_unchanged``)."""
+        cfg = self.config
+        change = self._change
+        if (not new_cells or not change or not self._hand_since_settle or self._view_moved):
+            return new_cells
+        if any(change.get(c, 0.0) >= cfg.change_arrival_min for c in new_cells):
+            return new_cells
+        best = sole_explainer(change, cfg.change_arrival_min, cfg.change_arrival_ratio)
+        if (best is None or best in new_cells or best not in unrecorded
+                or best not in self._arrivals.doubtful or best in self._first_seen
+                or observation.reading(best).occupied_probability < cfg.new_piece_probability):
+            return new_cells
+        self._arrivals.take_set_aside(best)
+        return sorted([*new_cells, best])
 
     def _phantom_in_front(self, observation: Observation, fresh: Sequence[Cell],
                           unrecorded: set[Cell]) -> Cell | None:
