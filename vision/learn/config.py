@@ -126,9 +126,11 @@ class BoardColourConfig:
     #: 1031013 move 7: a dark round short piece in full view, fitted tall by the geometric
     #: reader (+4.7 nats), its "top" sampled on the wood behind (L 53 against 11-29 for the
     #: other dark pieces); the groups then gave it -12 nats of light (-6 at ``record_weight``)
-    #: against the network's +5.3 dark, and it was recorded light. False: off (session 31,
-    #: helper-31f, docs/design.md).
-    height_checked_parts: bool = False
+    #: against the network's +5.3 dark, and it was recorded light. Measured in full runs
+    #: (session 31, helper-31f, docs/design.md): fresh 1030000-020 exact 16 -> 17, the 36
+    #: low-angle dev games 25 -> 26, 1029000-020 unchanged, no line lost or false alarm
+    #: added; 1354000-499 stills (label's board) 135 -> 133 pieces wrong. On (the lead).
+    height_checked_parts: bool = True
 
     def __post_init__(self) -> None:
         if self.anchor_doubt < 0 or self.record_weight < 0:
