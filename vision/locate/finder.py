@@ -640,11 +640,22 @@ def _refit_near_arcs(
         # ring's size and its place along the line of sight trade off, so the radius the
         # whole outlines gave is held (``radius_range`` empty: the fit keeps its radius).
         edge = replace(edge, radius_range=(radius, radius))
+    return _plausible_refit(work_f, H_work, radius, edge, config, config.near_arc_reaches,
+                            arcs=NearArcs(foot, config.near_arc_min_cos))
+
+
+def _plausible_refit(
+    work_f: NDArray[np.float32], H_work: FloatArray, radius: float, edge: EdgeConfig,
+    config: LocateConfig, reach_pitches: tuple[float, ...], *,
+    nodes: FloatArray = GRID_NODES, arcs: NearArcs | None = None,
+) -> tuple[FloatArray, float]:
+    """``fit_rings`` from the grid (work pixels) at reaches of ``reach_pitches`` of its
+    pitch, on ``nodes``' outlines (or ``arcs`` of them); the grid unchanged when the refit
+    is not a plausible board."""
     pitch = _pitch_px(H_work)
-    reaches = tuple(max(1.0, f * pitch) for f in config.near_arc_reaches)
-    arcs = NearArcs(foot, config.near_arc_min_cos)
-    H_new, r_new, _, _ = fit_rings(work_f, H_work, radius, reaches, edge, measure=False,
-                                   arcs=arcs)
+    reaches = tuple(max(1.0, f * pitch) for f in reach_pitches)
+    H_new, r_new, _, _ = fit_rings(work_f, H_work, radius, reaches, edge, nodes=nodes,
+                                   measure=False, arcs=arcs)
     work_wh = (work_f.shape[1], work_f.shape[0])
     if not plausible_grid(H_new, work_wh, config.min_ring_axis_px, config.max_foreshortening):
         return H_work, radius
@@ -697,14 +708,8 @@ def _refit_empty_cells(
     if (not occupied.any() or len(empty) < config.occupancy_refit_min_empty
             or len(np.unique(empty[:, 0])) < 3 or len(np.unique(empty[:, 1])) < 3):
         return H_work, radius
-    pitch = _pitch_px(H_work)
-    reaches = tuple(max(1.0, f * pitch) for f in config.occupancy_refit_reaches)
-    H_new, r_new, _, _ = fit_rings(work_f, H_work, radius, reaches, edge, nodes=empty,
-                                   measure=False)
-    work_wh = (work_f.shape[1], work_f.shape[0])
-    if not plausible_grid(H_new, work_wh, config.min_ring_axis_px, config.max_foreshortening):
-        return H_work, radius
-    return H_new, r_new
+    return _plausible_refit(work_f, H_work, radius, edge, config,
+                            config.occupancy_refit_reaches, nodes=empty)
 
 
 def _camera_foot(H_work: FloatArray, scale: float, intrinsics: Intrinsics | None,
