@@ -334,14 +334,12 @@ class StateTracker:
         if self.config.gate_own_views or self.config.gate_unrecorded_views:
             views = [self._capping_views(c) for c in line]
             caps = [{a: own_view_cap(v, a, value) for a, value in shared.items()} for v in views]
-        if self.config.gate_unseen_values:
+        if self.config.gate_unseen_values or self.config.gate_guess_part_view > 0:
+            # a value never seen, or a guess's value never read clearly, carries no line
             caps = caps or [{} for _ in line]
             for cell, cap in zip(line, caps, strict=True):
-                cap.update(dict.fromkeys(self._unseen_values(cell, shared), 0.0))
-        if self.config.gate_guess_part_view > 0:
-            caps = caps or [{} for _ in line]
-            for cell, cap in zip(line, caps, strict=True):
-                cap.update(dict.fromkeys(self._unclear_guess_values(cell, shared), 0.0))
+                cap.update(dict.fromkeys([*self._unseen_values(cell, shared),
+                                          *self._unclear_guess_values(cell, shared)], 0.0))
         best = min(line_confidence([joint[c] for c in line], shared, caps)
                    for joint in self._decoded_boards(cells))
         return arrival * best
@@ -357,12 +355,10 @@ class StateTracker:
             if self._hidden_guess.get(cell):
                 return f"the piece on {cell.name} was never in view"
         shared = event.get("shared", {})
-        if self.config.gate_unseen_values:
-            for cell in line:
-                unseen = self._unseen_values(cell, shared)
-                if unseen:
-                    return (f"the {' and '.join(unseen)} of the piece on {cell.name} was never "
-                            f"in view")
+        for cell in line:
+            unseen = self._unseen_values(cell, shared)
+            if unseen:
+                return f"the {' and '.join(unseen)} of the piece on {cell.name} was never in view"
         for cell in line:
             unclear = self._unclear_guess_values(cell, shared)
             if unclear:
@@ -393,8 +389,9 @@ class StateTracker:
 
     def _unseen_values(self, cell: Cell, shared: Mapping[str, str]) -> list[str]:
         """The attributes of ``shared`` that no reading of ``cell``'s piece showed in view
-        (``gate_unseen_values``); none for a piece recorded before a restart (seen then)."""
-        if cell in self._seen_before:
+        (``gate_unseen_values``; none when that is off); none for a piece recorded before a
+        restart (seen then)."""
+        if not self.config.gate_unseen_values or cell in self._seen_before:
             return []
         seen = self._seen_in_view.get(cell, set())
         return [a for a in shared if a not in seen]
@@ -802,7 +799,8 @@ class StateTracker:
         if any(change.get(c, 0.0) >= cfg.change_arrival_min for c in new_cells):
             return new_cells
         best = sole_explainer(change, cfg.change_arrival_min, cfg.change_arrival_ratio)
-        if (best is None or best in new_cells or best not in unrecorded
+        # best changed, so it is none of new_cells (none of which did)
+        if (best is None or best not in unrecorded
                 or best not in self._arrivals.doubtful or best in self._first_seen
                 or observation.reading(best).occupied_probability < cfg.new_piece_probability):
             return new_cells
