@@ -348,6 +348,21 @@ class TrackerConfig:
     #: clear value held five false alarms but lost nine real lines on 217 recorded games
     #: (the readings of a guessed piece seen whole are as good as their odds say).
     gate_guess_part_view: float = 0.5
+    #: ``gate_guess_part_view`` for colour: a guessed piece seen under this share of its
+    #: silhouette (when recorded and now) carries a line on its colour only if its readings
+    #: (summed as there) lean to the value by ``gate_guess_colour_lean`` at least. 0 leaves
+    #: colour exempt (it shows on any part of a piece).
+    gate_guess_colour_view: float = 0.0
+    #: The lean (nats) ``gate_guess_colour_view`` asks of a guessed part view's colour.
+    gate_guess_colour_lean: float = 2.0
+    #: ``gate_guess_part_view`` also holds a piece not recorded as a guess whose recording
+    #: readings separate it by less than ``decision_margin`` from a piece the record gave to
+    #: a cell recorded as a guess (its margin rested on that guess).
+    gate_guess_rival_on_guess: bool = False
+    #: ``gate_guess_part_view`` counts the recording settle and the readings since once
+    #: whenever they are one unchanged part view (seen within ``repair_view_drop``), not
+    #: only under ``min_visible_fraction``.
+    gate_guess_one_view: bool = False
 
     def __post_init__(self) -> None:
         for f in fields(self):
