@@ -381,8 +381,7 @@ class StateTracker:
         if max(recording.seen, seen) >= cfg.gate_guess_part_view:
             return []  # seen well enough once: its readings are as good as their odds
         views = [v for v in (recording.readings, recording.since) if v.frames]
-        once = ((cfg.gate_guess_one_view or (recording.seen < cfg.min_visible_fraction
-                                              and seen < cfg.min_visible_fraction))
+        once = (recording.seen < cfg.min_visible_fraction and seen < cfg.min_visible_fraction
                 and abs(seen - recording.seen) <= cfg.repair_view_drop)
         weight = 1.0 / max(len(views), 1) if once else 1.0
         unclear = []

@@ -359,10 +359,6 @@ class TrackerConfig:
     #: readings separate it by less than ``decision_margin`` from a piece the record gave to
     #: a cell recorded as a guess (its margin rested on that guess).
     gate_guess_rival_on_guess: bool = False
-    #: ``gate_guess_part_view`` counts the recording settle and the readings since once
-    #: whenever they are one unchanged part view (seen within ``repair_view_drop``), not
-    #: only under ``min_visible_fraction``.
-    gate_guess_one_view: bool = False
 
     def __post_init__(self) -> None:
         for f in fields(self):
