@@ -1482,14 +1482,16 @@ def test_a_line_through_a_guessed_part_view_needs_its_value_read_clearly(
 
 
 def test_a_guessed_part_view_carries_a_line_on_its_colour():
-    # As above, the line "all light" only, d1's colour read 0.7 from 40% of the piece:
-    # colour shows on any part of a piece, so the line is judged on the readings' odds.
+    # As above, the line "all light" only, d1's colour read 0.8 (1.4 nats) from 40% of the
+    # piece: colour shows on any part of a piece, so the line is judged on the readings'
+    # odds once they lean to the value by ``gate_guess_colour_lean`` (low-angle dev game
+    # 3028001's real "all light": b3 read light 0.81 from 0.15 of it).
     feed = Feed(StateTracker(config=TrackerConfig(gate_guess_part_view=0.5)))
     feed.frames(1.0)
     for name, sym in [("a1", "LRSH"), ("b1", "LSTS"), ("c1", "LSSH")]:
         feed.place(name, sym)
     d1 = Cell.from_name("d1")
-    weak = {d1: {"shape": 0.5, "color": 0.3}}
+    weak = {d1: {"shape": 0.5, "color": 0.2}}
     _, events = feed.place("d1", "LRTS", settle_s=3.0, odds=weak, visible={d1: 0.4})
     assert any("d1 only partly read" in e.get("message", "") for e in events)
     quartos = [e for e in events if e["type"] == "quarto"]
@@ -1498,11 +1500,12 @@ def test_a_guessed_part_view_carries_a_line_on_its_colour():
 
 @pytest.mark.parametrize("view, announced", [(0.0, True), (0.5, False)])
 def test_a_guessed_part_view_with_its_colour_undecided_holds_a_colour_line(view, announced):
-    # As above, d1's colour read 0.67 light (0.71 nats) from 40% of the piece (low-angle
-    # fresh game 1031100's d2, 0.42 in view behind a light tall piece, read 0.56-0.58 light,
-    # truly dark): the joint decoding gives "all light" about 0.67. With
-    # ``gate_guess_colour_view`` the guess's colour must lean to the value by
-    # ``gate_guess_colour_lean``, and the line is named in a warning instead.
+    # As above, d1's colour read 0.67 light (0.71 nats) from 30% of the piece, one unchanged
+    # part view (low-angle fresh game 1031100's d2, 0.42 in view behind a light tall piece,
+    # read 0.57 light in the recording settle and after, 0.63 nats together, truly dark):
+    # the joint decoding gives "all light" about 0.67. With ``gate_guess_colour_view`` the
+    # guess's colour must lean to the value by ``gate_guess_colour_lean`` (1 nat), and the
+    # line is named in a warning instead.
     feed = Feed(StateTracker(config=TrackerConfig(gate_guess_part_view=0.5,
                                                   gate_guess_colour_view=view)))
     feed.frames(1.0)
@@ -1510,7 +1513,7 @@ def test_a_guessed_part_view_with_its_colour_undecided_holds_a_colour_line(view,
         feed.place(name, sym)
     d1 = Cell.from_name("d1")
     weak = {d1: {"shape": 0.5, "color": 0.33}}
-    _, events = feed.place("d1", "LRTS", settle_s=3.0, odds=weak, visible={d1: 0.4})
+    _, events = feed.place("d1", "LRTS", settle_s=3.0, odds=weak, visible={d1: 0.3})
     assert any("d1 only partly read" in e.get("message", "") for e in events)
     assert ("quarto" in types(events)) == announced
     if not announced:
