@@ -374,8 +374,8 @@ class StateTracker:
         ``decision_margin``."""
         cfg = self.config
         recording = self._recordings.get(cell)
-        if (cfg.gate_guess_part_view <= 0 or cell not in self._guessed or cell in self._by_hand
-                or recording is None):
+        if (cfg.gate_guess_part_view <= 0 or cell in self._by_hand or recording is None
+                or not self._counts_as_guess(cell, recording)):
             return []
         seen = self._seen_now(cell)
         if max(recording.seen, seen) >= cfg.gate_guess_part_view:
@@ -384,8 +384,39 @@ class StateTracker:
         once = (recording.seen < cfg.min_visible_fraction and seen < cfg.min_visible_fraction
                 and abs(seen - recording.seen) <= cfg.repair_view_drop)
         weight = 1.0 / max(len(views), 1) if once else 1.0
-        return [a for a, value in shared.items() if a in _PART_ATTRIBUTES
-                and weight * sum(_leans_to(v, a, value) for v in views) < cfg.decision_margin]
+        unclear = []
+        for a, value in shared.items():
+            lean = weight * sum(_leans_to(v, a, value) for v in views)
+            if a in _PART_ATTRIBUTES:
+                needed = cfg.decision_margin
+            elif max(recording.seen, seen) < cfg.gate_guess_colour_view:
+                needed = cfg.gate_guess_colour_lean
+            else:
+                continue
+            if lean < needed:
+                unclear.append(a)
+        return unclear
+
+    def _counts_as_guess(self, cell: Cell, recording: _Recording) -> bool:
+        """Whether ``cell``'s piece counts as a guess for ``gate_guess_part_view``: it was
+        recorded as one, or (``gate_guess_rival_on_guess``) the readings that recorded it
+        separate it by less than ``decision_margin`` from a piece the record gave to a
+        cell recorded as a guess: its margin rested on that guess (low-angle fresh game
+        1031105: a phantom recorded as a guess, later given d4's true piece, left d4's
+        misread record looking sure)."""
+        if cell in self._guessed:
+            return True
+        game = self.game
+        if not self.config.gate_guess_rival_on_guess or game is None:
+            return False
+        piece = game.board[cell]
+        rivals = [game.board[c] for c in self._guessed
+                  if c != cell and c not in self._by_hand and game.board[c] is not None]
+        if piece is None or not rivals:
+            return False
+        own = recording.readings.score(piece)
+        return any(own - recording.readings.score(r) < self.config.decision_margin
+                   for r in rivals if r is not None)
 
     def _unseen_values(self, cell: Cell, shared: Mapping[str, str]) -> list[str]:
         """The attributes of ``shared`` that no reading of ``cell``'s piece showed in view

@@ -348,6 +348,34 @@ class TrackerConfig:
     #: clear value held five false alarms but lost nine real lines on 217 recorded games
     #: (the readings of a guessed piece seen whole are as good as their odds say).
     gate_guess_part_view: float = 0.5
+    #: ``gate_guess_part_view`` for colour: a guessed piece seen under this share of its
+    #: silhouette (when recorded and now) carries a line on its colour only if its readings
+    #: (summed as there) lean to the value by ``gate_guess_colour_lean`` at least; 0 leaves
+    #: colour exempt. Colour shows on any part of a piece, so a part view's colour odds are
+    #: a reading (not odds given for a part out of sight, as a hidden top's may be): it needs
+    #: no ``decision_margin``, only to lean to the value at all clearly, one nat (e:1, 73%)
+    #: (at 2 nats low-angle dev game 3028001's real "all light" was held: b3 read light 1.45
+    #: nats from 0.15 of the piece). Session 32 (helper-32d): session 30's recording of
+    #: low-angle fresh game 1031100 shouted "all light" on d2 read light 0.29 + 0.34 nats
+    #: from 0.42 of the piece (truly dark): held. With main's reader that game shouts nothing
+    #: (the colour groups read d2 otherwise), and on 271 recorded games no other
+    #: announcement changed (3028005: two held lines' warnings name the colour instead).
+    gate_guess_colour_view: float = 0.5
+    #: The lean (nats) ``gate_guess_colour_view`` asks of a guessed part view's colour.
+    gate_guess_colour_lean: float = 1.0
+    #: ``gate_guess_part_view`` also holds a piece not recorded as a guess whose recording
+    #: readings separate it by less than ``decision_margin`` from a piece the record gave to
+    #: a cell recorded as a guess: its margin rested on that guess (the rival could be on
+    #: this cell, the guess's cell holding something else), so it is a guess too. Session 32
+    #: (helper-32d), replays of 271 recorded games and full runs of the changed ones with
+    #: main's reader: low-angle fresh 1031103's false "all square" held (c3, 0.41 in view,
+    #: shape read -0.01 nats, recorded square because the round rival was c4's guess);
+    #: low-angle dev 3028023's real "all round" held too (c3, 0.23 in view, shape read 0.05
+    #: and 0.10 nats: never read, right by luck; also 3028008 on session 30's recording,
+    #: 0.07 nats from 0.32); fresh 1031105's false "all hollow" (the phantom's case this was
+    #: named for) only 0.53 s later: d4's top reads 1.54 nats in the recording settle and
+    #: 1.6 in the same view's frames since, which sum over ``decision_margin``.
+    gate_guess_rival_on_guess: bool = True
 
     def __post_init__(self) -> None:
         for f in fields(self):
