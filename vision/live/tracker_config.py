@@ -348,6 +348,21 @@ class TrackerConfig:
     #: clear value held five false alarms but lost nine real lines on 217 recorded games
     #: (the readings of a guessed piece seen whole are as good as their odds say).
     gate_guess_part_view: float = 0.5
+    #: A line cell whose shared value no reading showed (a piece taken unread from the
+    #: image's change, ``change_arrival_weak``; a value never seen, ``gate_unseen_values``;
+    #: a guess's value never read clearly, ``gate_guess_part_view``) counts, instead of 0,
+    #: with the probability of the value when that cell's readings of it are set aside (a
+    #: flat likelihood; every hidden-guess cell's wholly) and the board is decoded together
+    #: (:func:`vision.live.evidence.joint_posteriors`): what the other cells' readings
+    #: leave it. The 16 pieces are distinct, so when every piece the other cells' readings
+    #: do not claim has the value (the game's last piece, or only dark pieces left), the
+    #: line stands whatever the unseen piece is. Only a value so left nearly certain
+    #: counts, from this probability up (below, 0 as before): where several unclaimed
+    #: pieces remain and most have the value, it is still a guess at which one came.
+    #: Readings only, never the record: a piece the record holds but no reading shows (a
+    #: phantom's guess) is no claim, so a wrong record cannot make a line certain. 0
+    #: switches the rule off.
+    gate_forced_values: float = 0.9
 
     def __post_init__(self) -> None:
         for f in fields(self):
@@ -385,6 +400,11 @@ class TrackerConfig:
             raise ValueError(
                 f"TrackerConfig.possible_line_warning must be in [0, 1], got "
                 f"{self.possible_line_warning!r}"
+            )
+        if not 0.0 <= self.gate_forced_values <= 1.0:
+            raise ValueError(
+                f"TrackerConfig.gate_forced_values must be in [0, 1], got "
+                f"{self.gate_forced_values!r}"
             )
         if not 0.0 <= self.quarto_confidence <= 1.0:
             raise ValueError(
