@@ -325,15 +325,17 @@ class StateTracker:
         such a cell are mostly of the pieces in front, and its piece was never seen; so does
         a line resting on a value never seen on a cell (``gate_unseen_values``) or never read
         clearly on a guess (``gate_guess_part_view``). Unless the other cells' readings
-        leave that value certain (``gate_forced_values``): the board is then decoded with
-        those readings set aside (:meth:`_forced_posteriors`), still from readings only.
+        leave that value certain (``gate_forced_values``): the line is also judged on the
+        board decoded with those readings set aside (:meth:`_forced_confidence`), still from
+        readings only, and stands on either.
         """
         game = self.game
         if game is None:
             return 0.0
         line = [Cell(int(r), int(c)) for r, c in event["cells"]]
         forced = self.config.gate_forced_values > 0
-        if not forced and any(self._hidden_guess.get(cell) for cell in line):
+        hidden = any(self._hidden_guess.get(cell) for cell in line)
+        if hidden and not forced:
             return 0.0  # a piece taken from the image's change, never read: not shouted
         cells = sorted({cell for cell, _ in game.board.items()} | set(line))
         shared = event.get("shared", {})
@@ -344,25 +346,41 @@ class StateTracker:
             caps = [{a: own_view_cap(v, a, value) for a, value in shared.items()} for v in views]
         # The values of line cells no reading showed: a piece taken from the image's change,
         # never read, a value never seen, or a guess's value never read clearly. Each
-        # counts as 0, or (``gate_forced_values``) as what the other cells' readings leave.
+        # counts as 0; with ``gate_forced_values``, the board is read a second way too, with
+        # those readings set aside, where each counts as what the other cells' readings
+        # leave it when that is certain; the line stands on either.
         unread = {cell: [a for a in shared if a in self._unread_values(cell, shared)]
                   for cell in line}
+        unread_caps = [{**cap, **dict.fromkeys(unread[cell], 0.0)}
+                       for cell, cap in zip(line, caps, strict=True)]
         best = math.inf
         for branch in self._line_evidence(cells):
+            joint = dict(zip(cells, joint_posteriors(branch), strict=True))
+            sure = 0.0 if hidden else line_confidence([joint[c] for c in line], shared,
+                                                      unread_caps)
             if forced and any(unread.values()):
-                # the board as the readings that show each value decode it
-                joint = self._forced_posteriors(cells, branch, unread)
-            else:
-                joint = dict(zip(cells, joint_posteriors(branch), strict=True))
-            branch_caps = [dict(cap) for cap in caps]
-            for cell, cap in zip(line, branch_caps, strict=True):
-                for a in unread[cell]:
-                    p = value_probability(joint[cell], a, shared[a]) if forced else 0.0
-                    if p < self.config.gate_forced_values:
-                        p = 0.0  # not left certain: a guess at which piece came
-                    cap[a] = min(cap.get(a, 1.0), p)
-            best = min(best, line_confidence([joint[c] for c in line], shared, branch_caps))
+                sure = max(sure, self._forced_confidence(line, cells, branch, shared, unread,
+                                                         caps))
+            best = min(best, sure)
         return arrival * best
+
+    def _forced_confidence(self, line: Sequence[Cell], cells: Sequence[Cell],
+                           branch: Sequence[Scored], shared: Mapping[str, str],
+                           unread: Mapping[Cell, Sequence[str]],
+                           caps: Sequence[Mapping[str, float]]) -> float:
+        """The line confidence from the board ``branch`` reads decoded with the readings
+        that show nothing of their piece set aside (:meth:`_forced_posteriors`), each unread
+        value counting with what the other cells' readings leave it when that is at least
+        ``gate_forced_values``, else 0 (``caps``: the line cells' other caps)."""
+        joint = self._forced_posteriors(cells, branch, unread)
+        forced_caps: list[dict[str, float]] = []
+        for cell, cap in zip(line, caps, strict=True):
+            forced_caps.append(dict(cap))
+            for a in unread[cell]:
+                p = value_probability(joint[cell], a, shared[a])
+                if p < self.config.gate_forced_values:
+                    forced_caps[-1][a] = 0.0  # not left certain: a guess at which piece came
+        return line_confidence([joint[c] for c in line], shared, forced_caps)
 
     def _unread_values(self, cell: Cell, shared: Mapping[str, str]) -> list[str]:
         """The attributes of ``shared`` that no reading of ``cell``'s piece showed: all of
