@@ -360,8 +360,16 @@ class TrackerConfig:
     #: counts, from this probability up (below, 0 as before): where several unclaimed
     #: pieces remain and most have the value, it is still a guess at which one came.
     #: Readings only, never the record: a piece the record holds but no reading shows (a
-    #: phantom's guess) is no claim, so a wrong record cannot make a line certain. 0
-    #: switches the rule off.
+    #: phantom's guess) is no claim, so a wrong record cannot make a line certain. The line
+    #: is judged this way as well as the usual one and stands on either, so no line's
+    #: confidence is lower than without the rule. 0 switches the rule off. Session 32
+    #: (helper-32a): on 237 recorded games one line changed, fresh 1031018's real "all
+    #: square" (d4's shape undecided from a third of the piece; both round pieces with its
+    #: colour, height and top read on other cells: 0.99), announced 0.6 s after the hand;
+    #: 1031020's last piece, taken with helper-31h's scratch setting, 0.998. The other
+    #: seven lines so held were left 0.29-0.55 and stay held: six false (two candidate
+    #: pieces, one with the value; fresh 1031006 at 0.53, which counted as a probability
+    #: would have been shouted at 0.528) and one real (1026004, 0.29).
     gate_forced_values: float = 0.9
 
     def __post_init__(self) -> None:
