@@ -1472,6 +1472,30 @@ def test_a_line_through_a_piece_never_seen_stands_when_the_others_leave_its_valu
             "message", "") for e in events if e["type"] == "warning")
 
 
+@pytest.mark.parametrize("guard", [True, False])
+def test_a_piece_taken_unread_turns_before_is_not_presumed_by_the_elimination(guard):
+    # Fresh low-angle game 1030102: a nudge's change gave b1, an empty cell, a move (taken
+    # from the change, never read). Turns later b2's piece made column b "all dark" in the
+    # record; the two unplayed pieces were dark, so b1's colour, never seen, was dark by
+    # elimination, and the line was shouted 2.4 s before b1's real piece came. An
+    # elimination presumes the cell holds a piece: only a cell read occupied in view, or
+    # the move that made the line, is presumed to (``_holds_a_piece``). Here d1 is taken
+    # from the change one turn before d4 completes column d, and never read: held.
+    feed = Feed(StateTracker(config=TrackerConfig(gate_forced_values=0.9)))
+    if not guard:  # without the check the elimination would shout the line
+        feed.tracker._holds_a_piece = lambda cell, event: True
+    feed.frames(1.0)
+    for name, symbol in _LAST_PIECE_BOARD.items():
+        if name not in ("d1", "d4"):
+            feed.place(name, symbol)
+    events = _hidden_turn(feed, "d1")
+    assert [e["name"] for e in events if e["type"] == "move"] == ["d1"]
+    _, events = feed.place("d4", "LSSH", settle_s=2.0)
+    assert [e["name"] for e in events if e["type"] == "move"] == ["d4"]
+    assert feed.tracker.game.board[Cell.from_name("d1")] == Piece.from_symbol("LRSH")
+    assert ("quarto" in types(events)) != guard
+
+
 def test_a_line_that_shares_a_seen_value_too_is_still_announced():
     # As above, but a1-d1 is also "all dark", and d1's colour is seen: announced on it.
     feed = Feed(StateTracker(config=TrackerConfig(gate_unseen_values=True)))

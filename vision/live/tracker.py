@@ -358,11 +358,29 @@ class StateTracker:
             joint = dict(zip(cells, joint_posteriors(branch), strict=True))
             sure = 0.0 if hidden else line_confidence([joint[c] for c in line], shared,
                                                       unread_caps)
-            if forced and any(unread.values()):
+            if forced and any(unread.values()) and all(
+                    self._holds_a_piece(cell, event) for cell in line if unread[cell]):
                 sure = max(sure, self._forced_confidence(line, cells, branch, shared, unread,
                                                          caps))
             best = min(best, sure)
         return arrival * best
+
+    def _holds_a_piece(self, cell: Cell, event: Event) -> bool:
+        """Whether a piece stands on ``cell`` by more than the record's word, as an
+        elimination presumes (``gate_forced_values``): a reading showed part of it in view
+        (the cell read occupied; or it was recorded before a restart), or it is the move
+        that made the line (a hand came and went, and the turn's piece went there). A move
+        taken from an old change, never read since, may be a phantom's (fresh low-angle
+        1030102: a nudge's change gave b1 a move at 28.0 s; b1 read empty, 0.04 at 0.75 in
+        view, until its real piece came at 48.5 s; by elimination its line was shouted at
+        46.1 s, before the piece)."""
+        game = self.game
+        if game is not None and any(m.cell == cell and m.index == event.get("after_move")
+                                    for m in game.moves):
+            return True
+        if self._hidden_guess.get(cell):
+            return False  # its readings are of the pieces in front
+        return cell in self._seen_before or bool(self._seen_in_view.get(cell))
 
     def _forced_confidence(self, line: Sequence[Cell], cells: Sequence[Cell],
                            branch: Sequence[Scored], shared: Mapping[str, str],
