@@ -360,10 +360,12 @@ class TrackerConfig:
     #: counts, from this probability up (below, 0 as before): where several unclaimed
     #: pieces remain and most have the value, it is still a guess at which one came.
     #: Readings only, never the record: a piece the record holds but no reading shows (a
-    #: phantom's guess) is no claim, so a wrong record cannot make a line certain. The line
+    #: phantom's guess) is no claim, so a wrong record cannot make a line certain; and the
+    #: unread cell must hold a piece by more than the record's word (read occupied in view,
+    #: or the move that made the line: fresh low-angle 1030102's phantom b1). The line
     #: is judged this way as well as the usual one and stands on either, so no line's
     #: confidence is lower than without the rule. 0 switches the rule off. Session 32
-    #: (helper-32a): on 237 recorded games one line changed, fresh 1031018's real "all
+    #: (helper-32a): on 241 recorded games one line changed, fresh 1031018's real "all
     #: square" (d4's shape undecided from a third of the piece; both round pieces with its
     #: colour, height and top read on other cells: 0.99), announced 0.6 s after the hand;
     #: 1031020's last piece, taken with helper-31h's scratch setting, 0.998. The other
