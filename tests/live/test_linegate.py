@@ -9,6 +9,8 @@ import pytest
 from tests.live.test_tracker import Feed, types
 from vision.live.evidence import (
     CellEvidence,
+    FlatIn,
+    SummedEvidence,
     joint_posteriors,
     line_confidence,
     own_view_cap,
@@ -63,6 +65,21 @@ def test_joint_posteriors_keep_a_piece_read_surely_elsewhere_off_an_ambiguous_ce
     assert joint_posteriors([]) == []
     with pytest.raises(ValueError):
         joint_posteriors([sure] * 17)
+
+
+def test_an_evidence_flat_in_an_attribute_scores_as_if_it_were_never_read():
+    # Setting an attribute's readings aside is the same as never having read it, for one
+    # view and for separate views summed; the other attributes score as before.
+    read = _evidence("DSTH", top=0.8, height=0.3)
+    unread = _evidence("DSTH", top=None, height=0.3)
+    both = _evidence("DSTH", top=None, height=None)
+    for piece in ALL_PIECES:
+        assert FlatIn(read, ["top"]).score(piece) == pytest.approx(unread.score(piece))
+        assert FlatIn(read, ["top", "height"]).score(piece) == pytest.approx(both.score(piece))
+    summed = SummedEvidence(read, _evidence("LSTS", top=0.9), weights=[1.0, 0.5])
+    flat = SummedEvidence(unread, _evidence("LSTS", top=None), weights=[1.0, 0.5])
+    assert [FlatIn(summed, ["top"]).score(p) for p in ALL_PIECES] == pytest.approx(
+        [flat.score(p) for p in ALL_PIECES])
 
 
 def _brute_force_marginals(evidences):

@@ -1359,14 +1359,24 @@ def _guessed_top(obs, cell):
 
 
 @pytest.mark.parametrize("how", ["unknown", "guessed"])
-@pytest.mark.parametrize("rule, announced", [(False, True), (True, False)])
-def test_a_line_through_a_value_nobody_saw_is_named_not_shouted(how, rule, announced):
+@pytest.mark.parametrize("rule, forced, sure, announced", [
+    (False, 0.0, 0.95, True), (True, 0.0, 0.95, False), (True, 0.0, 0.99, False),
+    # the top is forced if d1 is the light round tall piece: the solid one is read on a2...
+    (True, 0.9, 0.99, True),
+    # ...but with d1's colour, shape and height read at 0.95 only, 0.86: not certain
+    (True, 0.9, 0.95, False),
+])
+def test_a_line_through_a_value_nobody_saw_is_named_not_shouted(
+        how, rule, forced, sure, announced):
     # d1's top is hidden in every reading: the reader reports it unknown (the joint decoding
     # fills d1 in as hollow: the light round tall solid piece already stands on a2), or
     # gives its guess, hollow, marked ``guessed``. a1-d1 is "all hollow" in the record. With
     # ``gate_unseen_values`` the line rests on a value nobody saw on d1: a warning, no
-    # "Quarto!".
-    feed = Feed(StateTracker(config=TrackerConfig(gate_unseen_values=rule)))
+    # "Quarto!". Unless the other cells' readings force it (``gate_forced_values``): d1's
+    # other attributes read surely (``sure``) as light round tall, and a2 reads as the solid
+    # one of those two pieces.
+    feed = Feed(StateTracker(config=TrackerConfig(gate_unseen_values=rule,
+                                                  gate_forced_values=forced)))
     feed.frames(1.0)
     for name, sym in [("a2", "LRTS"), ("a1", "DRSH"), ("b1", "LSSH"), ("c1", "DSTH")]:
         feed.place(name, sym)
@@ -1374,9 +1384,9 @@ def test_a_line_through_a_value_nobody_saw_is_named_not_shouted(how, rule, annou
     feed.frames(1.0, busy=True)
     feed.pieces[d1] = Piece.from_symbol("LRTH")
     if how == "unknown":
-        obs = readings_from_pieces(feed.pieces, unknown={d1: ["top"]})
+        obs = readings_from_pieces(feed.pieces, confidence=sure, unknown={d1: ["top"]})
     else:
-        obs = _guessed_top(readings_from_pieces(feed.pieces), d1)
+        obs = _guessed_top(readings_from_pieces(feed.pieces, confidence=sure), d1)
     events = feed.frames(3.0, obs=obs)
     moves = [e for e in events if e["type"] == "move"]
     assert moves and moves[0]["piece"]["top"] == "hollow"
@@ -1386,6 +1396,104 @@ def test_a_line_through_a_value_nobody_saw_is_named_not_shouted(how, rule, annou
         assert any("a1-b1-c1-d1" in e.get("message", "")
                    and "the top of the piece on d1 was never in view" in e["message"]
                    for e in events if e["type"] == "warning")
+
+
+@pytest.mark.parametrize("forced", [0.0, 0.9])
+def test_a_value_nobody_saw_is_not_forced_while_its_other_piece_is_unplayed(forced):
+    # As above, d1's top guessed hollow, but the light round tall solid piece is unplayed
+    # (a2 holds another): d1 may be either piece, and the line is held whatever the knob.
+    feed = Feed(StateTracker(config=TrackerConfig(gate_forced_values=forced)))
+    feed.frames(1.0)
+    for name, sym in [("a2", "DRTS"), ("a1", "DRSH"), ("b1", "LSSH"), ("c1", "DSTH")]:
+        feed.place(name, sym)
+    d1 = Cell.from_name("d1")
+    feed.frames(1.0, busy=True)
+    feed.pieces[d1] = Piece.from_symbol("LRTH")
+    events = feed.frames(3.0, obs=_guessed_top(readings_from_pieces(feed.pieces), d1))
+    assert [e["piece"]["top"] for e in events if e["type"] == "move"] == ["hollow"]
+    assert "quarto" not in types(events)
+    assert any("the top of the piece on d1 was never in view" in e.get("message", "")
+               for e in events if e["type"] == "warning")
+
+
+#: A full board whose one line, column d "all hollow", runs through d1 (found by search
+#: with the rules core): placed without d1, no line.
+_LAST_PIECE_BOARD = {
+    "a1": "LSTH", "b1": "LSSS", "c1": "DSTH", "d1": "LRSH",
+    "a2": "DSTS", "b2": "DRTH", "c2": "LRTS", "d2": "DRSH",
+    "a3": "LRSS", "b3": "DSSH", "c3": "DRSS", "d3": "LRTH",
+    "a4": "DRTS", "b4": "DSSS", "c4": "LSTS", "d4": "LSSH",
+}
+
+
+def _hidden_turn(feed, name):
+    """A hand puts the board's piece on ``name``, a quarter in view behind the pieces in
+    front: it reads 0.28 occupied where it read 0.17 before the hand, its attributes read
+    as the tall dark square solid piece in front, and the image changed there alone: taken
+    from the change alone (``change_arrival_weak``), its piece the likeliest unplayed."""
+    cell = Cell.from_name(name)
+    view = {"visible": {cell: 0.25}}
+    feed.frames(1.0, obs=_with_occupancy(readings_from_pieces(feed.pieces, **view), cell, 0.17))
+    feed.frames(1.0, busy=True)
+    feed.pieces[cell] = Piece.from_symbol(_LAST_PIECE_BOARD[name])
+    front = {cell: {"color": 0.95, "shape": 0.95, "height": 0.95, "top": 0.05}}
+    obs = _with_occupancy(readings_from_pieces(feed.pieces, odds=front, **view), cell, 0.28)
+    return feed.frames(2.0, obs=obs, change={cell: 0.52})
+
+
+@pytest.mark.parametrize("forced, unread_before, announced", [
+    (0.0, None, False),  # a piece never in view: held, as before
+    (0.9, None, True),  # the last piece: every other piece read elsewhere, it is LRSH
+    (0.9, "a4", False),  # a4 was taken unread too: d1 may hold a4's solid piece
+])
+def test_a_line_through_a_piece_never_seen_stands_when_the_others_leave_its_value(
+        forced, unread_before, announced):
+    # Fresh game 1031020: the last piece went behind two tall pieces, unread; it made
+    # column a "all round", and the line was held ("the piece on d1 was never in view").
+    # The 16 pieces are distinct: with the 15 others read on their cells, the hidden one is
+    # what they leave, whatever it looks like (``gate_forced_values``). The rule leans on
+    # readings, never the record: a piece the record holds that no reading showed (a4,
+    # taken from the change too) claims nothing, and d1 may then be either piece.
+    feed = Feed(StateTracker(config=TrackerConfig(gate_forced_values=forced)))
+    feed.frames(1.0)
+    for name, symbol in _LAST_PIECE_BOARD.items():
+        if name not in ("d1", unread_before):
+            feed.place(name, symbol)
+    if unread_before:
+        events = _hidden_turn(feed, unread_before)
+        assert [e["name"] for e in events if e["type"] == "move"] == [unread_before]
+    events = _hidden_turn(feed, "d1")
+    moves = [e for e in events if e["type"] == "move"]
+    assert [(e["name"], Piece.from_attributes(e["piece"]).symbol) for e in moves] == [
+        ("d1", "LRSH")]  # the record holds the line either way
+    assert ("quarto" in types(events)) == announced
+    if not announced:
+        assert any("possible Quarto d1-d2-d3-d4 (all hollow) not announced" in e.get(
+            "message", "") for e in events if e["type"] == "warning")
+
+
+@pytest.mark.parametrize("guard", [True, False])
+def test_a_piece_taken_unread_turns_before_is_not_presumed_by_the_elimination(guard):
+    # Fresh low-angle game 1030102: a nudge's change gave b1, an empty cell, a move (taken
+    # from the change, never read). Turns later b2's piece made column b "all dark" in the
+    # record; the two unplayed pieces were dark, so b1's colour, never seen, was dark by
+    # elimination, and the line was shouted 2.4 s before b1's real piece came. An
+    # elimination presumes the cell holds a piece: only a cell read occupied in view, or
+    # the move that made the line, is presumed to (``_holds_a_piece``). Here d1 is taken
+    # from the change one turn before d4 completes column d, and never read: held.
+    feed = Feed(StateTracker(config=TrackerConfig(gate_forced_values=0.9)))
+    if not guard:  # without the check the elimination would shout the line
+        feed.tracker._holds_a_piece = lambda cell, event: True
+    feed.frames(1.0)
+    for name, symbol in _LAST_PIECE_BOARD.items():
+        if name not in ("d1", "d4"):
+            feed.place(name, symbol)
+    events = _hidden_turn(feed, "d1")
+    assert [e["name"] for e in events if e["type"] == "move"] == ["d1"]
+    _, events = feed.place("d4", "LSSH", settle_s=2.0)
+    assert [e["name"] for e in events if e["type"] == "move"] == ["d4"]
+    assert feed.tracker.game.board[Cell.from_name("d1")] == Piece.from_symbol("LRSH")
+    assert ("quarto" in types(events)) != guard
 
 
 def test_a_line_that_shares_a_seen_value_too_is_still_announced():
@@ -1479,6 +1587,32 @@ def test_a_line_through_a_guessed_part_view_needs_its_value_read_clearly(
         assert any("a1-b1-c1-d1" in e.get("message", "")
                    and "the piece on d1 was recorded as a guess and its top never read "
                        "clearly" in e["message"] for e in events if e["type"] == "warning")
+
+
+@pytest.mark.parametrize("forced, announced", [(0.0, False), (0.9, True)])
+def test_a_guessed_part_view_carries_a_line_on_a_value_the_other_pieces_leave_it(
+        forced, announced):
+    # Fresh game 1031018: d4, 31-38% in view, its shape undecided, was recorded as a guess,
+    # and the real "all square" line it was in was held. But its colour, height and top
+    # were read, and the round piece with them was read on another cell: d4 can only be the
+    # square one (``gate_forced_values``). Here d1 reads light tall hollow surely, its shape
+    # 0.55 from 40% of it, and the light round tall hollow piece comes to a2 after it.
+    feed = Feed(StateTracker(config=TrackerConfig(gate_forced_values=forced)))
+    feed.frames(1.0)
+    for name, sym in [("a1", "DSSS"), ("b1", "LSSH")]:
+        feed.place(name, sym)
+    d1 = Cell.from_name("d1")
+    weak = {d1: {"color": 0.01, "shape": 0.55, "height": 0.99, "top": 0.99}}
+    _, events = feed.place("d1", "LSTH", odds=weak, visible={d1: 0.4})
+    assert any("d1 only partly read" in e.get("message", "") for e in events)
+    feed.place("a2", "LRTH", odds=weak, visible={d1: 0.4})
+    _, events = feed.place("c1", "DSTS", settle_s=2.0, odds=weak, visible={d1: 0.4})
+    assert feed.tracker.game.board[d1] == Piece.from_symbol("LSTH")
+    assert ("quarto" in types(events)) == announced
+    if not announced:
+        assert any("a1-b1-c1-d1" in e.get("message", "")
+                   and "its shape never read clearly" in e["message"]
+                   for e in events if e["type"] == "warning")
 
 
 def test_a_guessed_part_view_carries_a_line_on_its_colour():

@@ -15,13 +15,14 @@ import functools
 import math
 from collections import deque
 from collections.abc import Iterable, Mapping, Sequence
+from typing import Protocol
 
 import numpy as np
 
 from vision.geometry.board_view import BoardView
 from vision.read.observation import CellReading, Observation
 from vision.rules.board import ALL_CELLS, Cell
-from vision.rules.pieces import ALL_PIECES, ATTRIBUTES, VALUES, Piece
+from vision.rules.pieces import ALL_PIECES, ATTRIBUTES, VALUES, Piece, attribute_bit
 
 
 class CellEvidence:
@@ -105,6 +106,34 @@ class SummedEvidence:
                                                             strict=True))
 
 
+class Scored(Protocol):
+    """Anything that scores pieces as :class:`CellEvidence` does."""
+
+    def score(self, piece: Piece) -> float: ...
+
+
+class FlatIn:
+    """An evidence with the readings of some attributes set aside: its score of a piece
+    is the same whatever the piece's value of those attributes (a flat likelihood in
+    them), and as the evidence's in the others.
+
+    The evidences here score a piece by a sum over its attributes of terms that change
+    sign with the attribute's value (``±lo / 2``, weighted sums of them), so the mean of
+    the scores of a piece and of the piece with an attribute flipped drops that
+    attribute's term exactly and leaves the others'."""
+
+    def __init__(self, evidence: Scored, attributes: Iterable[str]) -> None:
+        self.evidence = evidence
+        self.masks = sorted({attribute_bit(a) for a in attributes})
+
+    def score(self, piece: Piece) -> float:
+        """Log-likelihood of ``piece`` up to a constant, flat in the set-aside attributes."""
+        codes = {piece.code}
+        for mask in self.masks:
+            codes |= {code ^ mask for code in codes}
+        return sum(self.evidence.score(Piece(code)) for code in codes) / len(codes)
+
+
 def log_odds(p: float, clip: float) -> float:
     """log(p / (1 - p)) with ``p`` clipped to ``[clip, 1 - clip]``."""
     p = min(max(p, clip), 1.0 - clip)
@@ -158,7 +187,7 @@ def _assignment_steps(layer: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 
 def joint_posteriors(
-    evidences: Sequence[CellEvidence | SummedEvidence],
+    evidences: Sequence[Scored],
 ) -> list[dict[Piece, float]]:
     """Piece posteriors of several cells read together: no piece stands on two cells.
 

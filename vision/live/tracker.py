@@ -28,12 +28,15 @@ from vision.live.arrivals import ArrivalFilter, can_echo, differences
 from vision.live.change import sole_explainer
 from vision.live.evidence import (
     CellEvidence,
+    FlatIn,
+    Scored,
     SummedEvidence,
     joint_posteriors,
     line_confidence,
     log_odds,
     own_view_cap,
     readings_from_pieces,
+    value_probability,
 )
 from vision.live.linegate import LineGate
 from vision.live.repair import propose_repair, recorded_cell_score
@@ -319,30 +322,106 @@ class StateTracker:
 
         A line through a piece taken from the image's change alone, with little or no
         reading of its own (``TrackerConfig.change_arrival_weak``), gets 0: the readings on
-        such a cell are mostly of the pieces in front, and its piece was never seen.
+        such a cell are mostly of the pieces in front, and its piece was never seen; so does
+        a line resting on a value never seen on a cell (``gate_unseen_values``) or never read
+        clearly on a guess (``gate_guess_part_view``). Unless the other cells' readings
+        leave that value certain (``gate_forced_values``): the line is also judged on the
+        board decoded with those readings set aside (:meth:`_forced_confidence`), still from
+        readings only, and stands on either.
         """
         game = self.game
         if game is None:
             return 0.0
         line = [Cell(int(r), int(c)) for r, c in event["cells"]]
-        if any(self._hidden_guess.get(cell) for cell in line):
+        forced = self.config.gate_forced_values > 0
+        hidden = any(self._hidden_guess.get(cell) for cell in line)
+        if hidden and not forced:
             return 0.0  # a piece taken from the image's change, never read: not shouted
         cells = sorted({cell for cell, _ in game.board.items()} | set(line))
         shared = event.get("shared", {})
         arrival = math.prod(self._arrival_odds.get(cell, 1.0) for cell in line)
-        caps = None
+        caps: list[dict[str, float]] = [{} for _ in line]
         if self.config.gate_own_views or self.config.gate_unrecorded_views:
             views = [self._capping_views(c) for c in line]
             caps = [{a: own_view_cap(v, a, value) for a, value in shared.items()} for v in views]
-        if self.config.gate_unseen_values or self.config.gate_guess_part_view > 0:
-            # a value never seen, or a guess's value never read clearly, carries no line
-            caps = caps or [{} for _ in line]
-            for cell, cap in zip(line, caps, strict=True):
-                cap.update(dict.fromkeys([*self._unseen_values(cell, shared),
-                                          *self._unclear_guess_values(cell, shared)], 0.0))
-        best = min(line_confidence([joint[c] for c in line], shared, caps)
-                   for joint in self._decoded_boards(cells))
+        # The values of line cells no reading showed: a piece taken from the image's change,
+        # never read, a value never seen, or a guess's value never read clearly. Each
+        # counts as 0; with ``gate_forced_values``, the board is read a second way too, with
+        # those readings set aside, where each counts as what the other cells' readings
+        # leave it when that is certain; the line stands on either.
+        unread = {cell: [a for a in shared if a in self._unread_values(cell, shared)]
+                  for cell in line}
+        unread_caps = [{**cap, **dict.fromkeys(unread[cell], 0.0)}
+                       for cell, cap in zip(line, caps, strict=True)]
+        best = math.inf
+        for branch in self._line_evidence(cells):
+            joint = dict(zip(cells, joint_posteriors(branch), strict=True))
+            sure = 0.0 if hidden else line_confidence([joint[c] for c in line], shared,
+                                                      unread_caps)
+            if forced and any(unread.values()) and all(
+                    self._holds_a_piece(cell, event) for cell in line if unread[cell]):
+                sure = max(sure, self._forced_confidence(line, cells, branch, shared, unread,
+                                                         caps))
+            best = min(best, sure)
         return arrival * best
+
+    def _holds_a_piece(self, cell: Cell, event: Event) -> bool:
+        """Whether a piece stands on ``cell`` by more than the record's word, as an
+        elimination presumes (``gate_forced_values``): a reading showed part of it in view
+        (the cell read occupied; or it was recorded before a restart), or it is the move
+        that made the line (a hand came and went, and the turn's piece went there). A move
+        taken from an old change, never read since, may be a phantom's (fresh low-angle
+        1030102: a nudge's change gave b1 a move at 28.0 s; b1 read empty, 0.04 at 0.75 in
+        view, until its real piece came at 48.5 s; by elimination its line was shouted at
+        46.1 s, before the piece)."""
+        game = self.game
+        if game is not None and any(m.cell == cell and m.index == event.get("after_move")
+                                    for m in game.moves):
+            return True
+        if self._hidden_guess.get(cell):
+            return False  # its readings are of the pieces in front
+        return cell in self._seen_before or bool(self._seen_in_view.get(cell))
+
+    def _forced_confidence(self, line: Sequence[Cell], cells: Sequence[Cell],
+                           branch: Sequence[Scored], shared: Mapping[str, str],
+                           unread: Mapping[Cell, Sequence[str]],
+                           caps: Sequence[Mapping[str, float]]) -> float:
+        """The line confidence from the board ``branch`` reads decoded with the readings
+        that show nothing of their piece set aside (:meth:`_forced_posteriors`), each unread
+        value counting with what the other cells' readings leave it when that is at least
+        ``gate_forced_values``, else 0 (``caps``: the line cells' other caps)."""
+        joint = self._forced_posteriors(cells, branch, unread)
+        forced_caps: list[dict[str, float]] = []
+        for cell, cap in zip(line, caps, strict=True):
+            forced_caps.append(dict(cap))
+            for a in unread[cell]:
+                p = value_probability(joint[cell], a, shared[a])
+                if p < self.config.gate_forced_values:
+                    forced_caps[-1][a] = 0.0  # not left certain: a guess at which piece came
+        return line_confidence([joint[c] for c in line], shared, forced_caps)
+
+    def _unread_values(self, cell: Cell, shared: Mapping[str, str]) -> list[str]:
+        """The attributes of ``shared`` that no reading of ``cell``'s piece showed: all of
+        them for a piece taken from the image's change alone, else those never seen
+        (``gate_unseen_values``) or, on a guess, never read clearly
+        (``gate_guess_part_view``)."""
+        if self._hidden_guess.get(cell):
+            return list(shared)
+        return [*self._unseen_values(cell, shared), *self._unclear_guess_values(cell, shared)]
+
+    def _forced_posteriors(self, cells: Sequence[Cell], branch: Sequence[Scored],
+                           unread: Mapping[Cell, Sequence[str]]
+                           ) -> dict[Cell, dict[Piece, float]]:
+        """The posteriors of ``cells``, decoded together from the board ``branch`` reads
+        with the readings that show nothing of their piece set aside (a flat likelihood):
+        the attributes of ``unread`` on their cells, and wholly every piece taken from the
+        image's change alone (its readings are of the pieces in front). An unread value is
+        then what the other cells' readings leave (``gate_forced_values``)."""
+        flat: list[Scored] = []
+        for cell, evidence in zip(cells, branch, strict=True):
+            aside = list(ATTRIBUTES) if self._hidden_guess.get(cell) else unread.get(cell, [])
+            flat.append(FlatIn(evidence, aside) if aside else evidence)
+        return dict(zip(cells, joint_posteriors(flat), strict=True))
 
     def line_unseen(self, event: Event) -> str | None:
         """What of a ``quarto`` event's line the camera never showed, in words for the

@@ -376,6 +376,31 @@ class TrackerConfig:
     #: named for) only 0.53 s later: d4's top reads 1.54 nats in the recording settle and
     #: 1.6 in the same view's frames since, which sum over ``decision_margin``.
     gate_guess_rival_on_guess: bool = True
+    #: A line cell whose shared value no reading showed (a piece taken unread from the
+    #: image's change, ``change_arrival_weak``; a value never seen, ``gate_unseen_values``;
+    #: a guess's value never read clearly, ``gate_guess_part_view``) counts, instead of 0,
+    #: with the probability of the value when that cell's readings of it are set aside (a
+    #: flat likelihood; every hidden-guess cell's wholly) and the board is decoded together
+    #: (:func:`vision.live.evidence.joint_posteriors`): what the other cells' readings
+    #: leave it. The 16 pieces are distinct, so when every piece the other cells' readings
+    #: do not claim has the value (the game's last piece, or only dark pieces left), the
+    #: line stands whatever the unseen piece is. Only a value so left nearly certain
+    #: counts, from this probability up (below, 0 as before): where several unclaimed
+    #: pieces remain and most have the value, it is still a guess at which one came.
+    #: Readings only, never the record: a piece the record holds but no reading shows (a
+    #: phantom's guess) is no claim, so a wrong record cannot make a line certain; and the
+    #: unread cell must hold a piece by more than the record's word (read occupied in view,
+    #: or the move that made the line: fresh low-angle 1030102's phantom b1). The line
+    #: is judged this way as well as the usual one and stands on either, so no line's
+    #: confidence is lower than without the rule. 0 switches the rule off. Session 32
+    #: (helper-32a): on 241 recorded games one line changed, fresh 1031018's real "all
+    #: square" (d4's shape undecided from a third of the piece; both round pieces with its
+    #: colour, height and top read on other cells: 0.99), announced 0.6 s after the hand;
+    #: 1031020's last piece, taken with helper-31h's scratch setting, 0.998. The other
+    #: seven lines so held were left 0.29-0.55 and stay held: six false (two candidate
+    #: pieces, one with the value; fresh 1031006 at 0.53, which counted as a probability
+    #: would have been shouted at 0.528) and one real (1026004, 0.29).
+    gate_forced_values: float = 0.9
 
     def __post_init__(self) -> None:
         for f in fields(self):
@@ -413,6 +438,11 @@ class TrackerConfig:
             raise ValueError(
                 f"TrackerConfig.possible_line_warning must be in [0, 1], got "
                 f"{self.possible_line_warning!r}"
+            )
+        if not 0.0 <= self.gate_forced_values <= 1.0:
+            raise ValueError(
+                f"TrackerConfig.gate_forced_values must be in [0, 1], got "
+                f"{self.gate_forced_values!r}"
             )
         if not 0.0 <= self.quarto_confidence <= 1.0:
             raise ValueError(
