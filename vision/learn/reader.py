@@ -201,7 +201,8 @@ def read_cells_learned(
         raise ValueError(f"view must be a BoardView, got {type(view).__name__}")
     cfg = config or LearnedReaderConfig()
     m = model or default_cnn()
-    raw, patches = m.predict_frame(frame_bgr, view, cfg.cnn_engine)  # the pyramid serves the other planes
+    # The patches' pyramid serves the other planes.
+    raw, patches = m.predict_frame(frame_bgr, view, cfg.cnn_engine)
     centers_px = patches.centers_px
     prob = np.clip(raw.astype(np.float64), cfg.p_floor, 1.0 - cfg.p_floor)
     col = {name: m.column(name) for name in m.outputs}
