@@ -210,7 +210,7 @@ class LearnedReaderConfig:
     #: broke 5. A chance gain also makes wrong readings surer, which misleads the line check.
     plane_search_margin: float = 0.02
     #: How the network runs (``vision.learn.onnx_graph.ENGINES``): ``"opencv"`` through
-    #: ``cv2.dnn`` (faster, equal up to float rounding; session 32), or ``"numpy"``, the
+    #: ``cv2.dnn`` (a pass 10% faster, equal up to float rounding; session 32), or ``"numpy"``, the
     #: reference forward pass.
     cnn_engine: str = DEFAULT_ENGINE
 

@@ -86,7 +86,7 @@ class LocateConfig:
     #: Use the shipped cell-centre network for grid guesses (besides rings and outlines).
     use_board_net: bool = True
     #: How the network runs (``vision.learn.onnx_graph.ENGINES``): ``"opencv"`` through
-    #: ``cv2.dnn`` (about 20% faster, equal up to float rounding; session 32), or
+    #: ``cv2.dnn`` (a pass 18% faster, equal up to float rounding; session 32), or
     #: ``"numpy"``, the reference forward pass.
     board_net_engine: str = DEFAULT_ENGINE
     #: Weakest peak of the network's map taken as a possible cell centre (probability; the
