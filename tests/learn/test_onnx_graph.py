@@ -52,10 +52,10 @@ def test_board_network_through_opencv_matches_numpy():
     np.testing.assert_array_equal(net.forward_with(x, "numpy"), ref)
 
 
-def test_opencv_is_the_default_engine_and_names_are_checked():
+def test_default_engines_and_names_are_checked():
     assert DEFAULT_ENGINE == "opencv"
-    assert LocateConfig().board_net_engine == "opencv"
     assert LearnedReaderConfig().cnn_engine == "opencv"
+    assert LocateConfig().board_net_engine == "numpy"  # see its comment
     with pytest.raises(ValueError):
         LocateConfig(board_net_engine="torch")
     with pytest.raises(ValueError):

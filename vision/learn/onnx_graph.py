@@ -28,9 +28,11 @@ F32 = NDArray[np.float32]
 
 log = logging.getLogger(__name__)
 
-#: Ways to run a network: ``"opencv"`` (``cv2.dnn``, the default; falls back to numpy when
-#: OpenCV cannot read the graph) and ``"numpy"`` (the reference, bit for bit as before).
+#: Ways to run a network: ``"opencv"`` (``cv2.dnn``; falls back to numpy when OpenCV cannot
+#: read or run the graph) and ``"numpy"`` (the reference, bit for bit as before).
 ENGINES: tuple[str, ...] = ("opencv", "numpy")
+#: The cell network's default (``LearnedReaderConfig.cnn_engine``); the board network keeps
+#: numpy by default (``LocateConfig.board_net_engine``, session 32).
 DEFAULT_ENGINE = "opencv"
 
 #: ONNX's TensorProto.DataType FLOAT.

@@ -34,7 +34,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from vision.learn.cnn import conv3x3_rows, max_pool2
-from vision.learn.onnx_graph import DEFAULT_ENGINE, DnnRunner, GraphWriter, check_engine
+from vision.learn.onnx_graph import DnnRunner, GraphWriter, check_engine
 
 F32 = NDArray[np.float32]
 FloatArray = NDArray[np.float64]
@@ -284,7 +284,7 @@ class CellPeaks:
 
 
 def cell_peaks(frame: NDArray[np.uint8], net: BoardNet, *, min_score: float,
-               max_peaks: int, engine: str = DEFAULT_ENGINE) -> CellPeaks:
+               max_peaks: int, engine: str = "numpy") -> CellPeaks:
     """Local maxima of the network's cell-centre map, refined by its offsets.
 
     Parameters
