@@ -122,7 +122,8 @@ def _fake_plane_model(readings: dict[float, tuple[float, float]]):
         patches = PatchConfig()
         outputs = COLUMNS
 
-        def predict_patches(self, images: np.ndarray, scalars: np.ndarray) -> np.ndarray:
+        def predict_patches(self, images: np.ndarray, scalars: np.ndarray,
+                            engine: str = "opencv") -> np.ndarray:
             scale = round(float(images[0, 0, 0, 0]), 3)
             shape, top = readings.get(scale, (0.6, 0.45))
             out = np.full((len(images), len(COLUMNS)), 0.5, np.float32)

@@ -100,7 +100,7 @@ def test_peaks_map_offsets_to_image_pixels(monkeypatch):
 
     net = OnePeak({}, 256)
     frame = np.zeros((720, 1280, 3), np.uint8)
-    peaks = cell_peaks(frame, net, min_score=0.5, max_peaks=5)
+    peaks = cell_peaks(frame, net, min_score=0.5, max_peaks=5, engine="numpy")
     assert len(peaks.points) == 1
     assert np.allclose(peaks.points[0], heat_to_image(np.array([[10.25, 3.75]]), 0.2))
     assert peaks.scores[0] == pytest.approx(1.0 / (1.0 + np.exp(-3.0)))

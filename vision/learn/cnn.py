@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from pathlib import Path
 
 import numpy as np
@@ -23,6 +23,7 @@ from numpy.typing import NDArray
 
 from vision.geometry.board_view import BoardView
 from vision.learn.dataset import OUTPUTS, REQUIRED_OUTPUTS
+from vision.learn.onnx_graph import DEFAULT_ENGINE, DnnRunner, GraphWriter, check_engine
 from vision.learn.patches import (
     PATCH_CHANNELS,
     PATCH_SCALARS,
@@ -152,6 +153,43 @@ class ConvNet:
     def predict_proba(self, images: F32, scalars: F32) -> F32:
         return np.asarray(1.0 / (1.0 + np.exp(-self.logits(images, scalars))), np.float32)
 
+    def predict_proba_with(self, images: F32, scalars: F32, engine: str) -> F32:
+        """:meth:`predict_proba` by ``engine`` (``vision.learn.onnx_graph.ENGINES``):
+        ``"opencv"`` runs the same layers through ``cv2.dnn`` (equal up to float rounding),
+        falling back to numpy when OpenCV cannot run them."""
+        if check_engine(engine) == "opencv" and len(images):
+            out = self._dnn.run({"images": images, "scalars": scalars})
+            if out is not None:
+                return out
+        return self.predict_proba(images, scalars)
+
+    @cached_property
+    def _dnn(self) -> DnnRunner:
+        return DnnRunner(cell_net_onnx(self), "cell network")
+
+
+def cell_net_onnx(net: ConvNet) -> bytes:
+    """The network as an ONNX model (``vision.learn.onnx_graph``): inputs ``images``
+    (N, C, H, W) and ``scalars`` (N, S), output ``probs`` (N, n_outputs), the layers of
+    :meth:`ConvNet.logits` and the sigmoid."""
+    g = GraphWriter("cell_net")
+    x = "images"
+    for k, (w, b) in enumerate(net.convs):
+        x = g.conv(x, f"conv{k}", w, b, relu=False)
+        if k < len(net.convs) - 1:
+            x = g.max_pool2(x)
+        x = g.node("Relu", [x])
+    z = g.node("Concat", [g.node("Flatten", [x], axis=1), "scalars"], axis=1)
+    h = g.node("Relu", [g.node("Gemm", [z, g.weight("hidden_w", net.hidden[0]),
+                                        g.weight("hidden_b", net.hidden[1])], transB=1)])
+    out = g.node("Gemm", [h, g.weight("head_w", net.head[0]),
+                          g.weight("head_b", net.head[1])], transB=1)
+    out = g.node("Div", [out, g.weight("temperature", net.temperature)])
+    g.node("Sigmoid", [out], output="probs")
+    c_in = int(net.convs[0][0].shape[1])
+    return g.model_bytes([("images", ["n", c_in, "h", "w"]), ("scalars", ["n", "s"])],
+                         [("probs", ["n", net.n_outputs])])
+
 
 @dataclass(frozen=True)
 class ConvCellModel:
@@ -168,28 +206,38 @@ class ConvCellModel:
     def column(self, name: str) -> int:
         return self.outputs.index(name)
 
-    def predict_patches(self, images: F32, scalars: F32) -> F32:
-        """(N, len(outputs)) probabilities of (N, C, H, W) patches and (N, S) scalars."""
+    def predict_patches(self, images: F32, scalars: F32, engine: str = DEFAULT_ENGINE) -> F32:
+        """(N, len(outputs)) probabilities of (N, C, H, W) patches and (N, S) scalars;
+        ``engine`` as ``ConvNet.predict_proba_with`` (the opencv one reads both views in
+        one batch)."""
         views = [images, mirror_patches(images)] if self.mirror_average else [images]
-        return np.asarray(
-            np.mean([net.predict_proba(v, scalars) for net in self.nets for v in views], axis=0),
-            dtype=np.float32,
-        )
+        if check_engine(engine) == "numpy":
+            return np.asarray(
+                np.mean([net.predict_proba(v, scalars) for net in self.nets for v in views],
+                        axis=0),
+                dtype=np.float32,
+            )
+        batch = np.concatenate(views)
+        batch_scalars = np.concatenate([np.asarray(scalars, np.float32)] * len(views))
+        n = len(images)
+        probs = [net.predict_proba_with(batch, batch_scalars, engine).reshape(len(views), n, -1)
+                 for net in self.nets]
+        return np.asarray(np.mean(np.concatenate(probs), axis=0), dtype=np.float32)
 
     def predict(
-        self, frame_bgr: NDArray[np.uint8], view: BoardView
+        self, frame_bgr: NDArray[np.uint8], view: BoardView, engine: str = DEFAULT_ENGINE
     ) -> tuple[F32, NDArray[np.float64]]:
         """(16, len(outputs)) probabilities of a board's cells and their (16, 2) centres."""
-        probs, p = self.predict_frame(frame_bgr, view)
+        probs, p = self.predict_frame(frame_bgr, view, engine)
         return probs, p.centers_px
 
     def predict_frame(
-        self, frame_bgr: NDArray[np.uint8], view: BoardView
+        self, frame_bgr: NDArray[np.uint8], view: BoardView, engine: str = DEFAULT_ENGINE
     ) -> tuple[F32, CellPatches]:
         """:meth:`predict`, with the patches read (their ``pyramid`` serves further patches
         of the same frame)."""
         p = cell_patches(frame_bgr, view, config=self.patches)
-        return self.predict_patches(p.images, p.scalars), p
+        return self.predict_patches(p.images, p.scalars, engine), p
 
     def save(self, path: str | Path) -> Path:
         """Write the model as a compressed ``.npz`` (float32 weights)."""

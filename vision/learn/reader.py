@@ -143,7 +143,7 @@ def _read_tops_on_best_planes(
                                config=replace(model.patches, plane_heights_m=heights),
                                pyramid=pyramid)
         pyramid = patches.pyramid
-        p = model.predict_patches(patches.images, patches.scalars)
+        p = model.predict_patches(patches.images, patches.scalars, cfg.cnn_engine)
         readings[scale] = np.clip(p.astype(np.float64), cfg.p_floor, 1.0 - cfg.p_floor)
         sureness[scale] = _sureness(parts(readings[scale]))
     if memory is not None:
@@ -201,7 +201,8 @@ def read_cells_learned(
         raise ValueError(f"view must be a BoardView, got {type(view).__name__}")
     cfg = config or LearnedReaderConfig()
     m = model or default_cnn()
-    raw, patches = m.predict_frame(frame_bgr, view)  # the pyramid serves the other planes
+    # The patches' pyramid serves the other planes.
+    raw, patches = m.predict_frame(frame_bgr, view, cfg.cnn_engine)
     centers_px = patches.centers_px
     prob = np.clip(raw.astype(np.float64), cfg.p_floor, 1.0 - cfg.p_floor)
     col = {name: m.column(name) for name in m.outputs}

@@ -34,6 +34,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from vision.learn.cnn import conv3x3_rows, max_pool2
+from vision.learn.onnx_graph import DnnRunner, GraphWriter, check_engine
 
 F32 = NDArray[np.float32]
 FloatArray = NDArray[np.float64]
@@ -95,6 +96,21 @@ class BoardNet:
         d2 = up_conv("d2", conv("d3p", d3), e2)
         return conv("head", d2, relu=False)[0]
 
+    def forward_with(self, x: F32, engine: str) -> F32:
+        """:meth:`forward` by ``engine`` (``vision.learn.onnx_graph.ENGINES``): ``"opencv"``
+        runs the same layers through ``cv2.dnn`` (the sums grouped differently: equal up to
+        float rounding), falling back to numpy when OpenCV cannot run them."""
+        if check_engine(engine) == "opencv":
+            folded = space_to_depth(x).transpose(2, 0, 1)[None]
+            out = self._dnn.run({"x": folded})
+            if out is not None:
+                return np.ascontiguousarray(out[0].transpose(1, 2, 0))
+        return self.forward(x)
+
+    @cached_property
+    def _dnn(self) -> DnnRunner:
+        return DnnRunner(board_net_onnx(self), "board network")
+
     @cached_property
     def _upsampled_kernels(self) -> dict[str, F32]:
         """The decoder layers' kernels over the upsampled maps (their first input channels),
@@ -112,6 +128,28 @@ class BoardNet:
     def _up_channels(self, name: str) -> int:
         """Channels of the upsampled maps at the input of decoder layer ``name``."""
         return int(self.layers[DECODER_LAYERS[name]][0].shape[0])
+
+
+def board_net_onnx(net: BoardNet) -> bytes:
+    """The network as an ONNX model (``vision.learn.onnx_graph``): input ``x`` of shape
+    (1, 12, H/2, W/2), the frame folded by ``space_to_depth`` in channel-first order; output
+    (1, 3, H/2, W/2). The decoder's upsampling is a plain nearest-neighbour doubling (OpenCV's
+    transposed convolution, the folded form of ``conv3x3_upsampled``, measured slower)."""
+    g = GraphWriter("board_net")
+
+    def conv(t: str, name: str, relu: bool = True) -> str:
+        return g.conv(t, name, *net.layers[name], relu=relu)
+
+    def up_conv(name: str, low: str, skip: str) -> str:
+        return conv(g.node("Concat", [g.upsample2(low), skip], axis=1), name)
+
+    e2 = conv(conv("x", "e2a"), "e2b")
+    e3 = conv(conv(g.max_pool2(e2), "e3a"), "e3b")
+    e4 = conv(conv(g.max_pool2(e3), "e4a"), "e4b")
+    d3 = up_conv("d3", e4, e3)
+    d2 = up_conv("d2", conv(d3, "d3p"), e2)
+    out = conv(d2, "head", relu=False)
+    return g.model_bytes([("x", [1, 4 * 3, "h", "w"])], [(out, [1, 3, "h", "w"])])
 
 
 #: Rows (or columns) of a 3x3 kernel that fall on the same pixel of a map upsampled 2x by
@@ -246,7 +284,7 @@ class CellPeaks:
 
 
 def cell_peaks(frame: NDArray[np.uint8], net: BoardNet, *, min_score: float,
-               max_peaks: int) -> CellPeaks:
+               max_peaks: int, engine: str = "numpy") -> CellPeaks:
     """Local maxima of the network's cell-centre map, refined by its offsets.
 
     Parameters
@@ -257,6 +295,8 @@ def cell_peaks(frame: NDArray[np.uint8], net: BoardNet, *, min_score: float,
         Weakest peak kept (probability).
     max_peaks : int
         Most peaks kept (strongest first): a board has 16.
+    engine : str
+        How the network is run (``BoardNet.forward_with``).
 
     Returns
     -------
@@ -264,7 +304,7 @@ def cell_peaks(frame: NDArray[np.uint8], net: BoardNet, *, min_score: float,
     """
     x, scale_xy, (w, h) = network_input(frame, net.input_width)
     # Heat-map pixels over the padding are not part of the frame.
-    heat, scores = map_peaks(net.forward(x)[: (h + 1) // 2, : (w + 1) // 2], min_score,
+    heat, scores = map_peaks(net.forward_with(x, engine)[: (h + 1) // 2, : (w + 1) // 2], min_score,
                              max_peaks)
     return CellPeaks(heat_to_image(heat, scale_xy), scores)
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from vision.geometry.board_spec import LAYOUT_AXIS
+from vision.learn.onnx_graph import check_engine
 
 
 @dataclass(frozen=True)
@@ -84,6 +85,12 @@ class LocateConfig:
     # --- cell-centre network (``board_net``, ``peak_grid``) ---------------------------------
     #: Use the shipped cell-centre network for grid guesses (besides rings and outlines).
     use_board_net: bool = True
+    #: How the network runs (``vision.learn.onnx_graph.ENGINES``): ``"numpy"``, the reference
+    #: forward pass, or ``"opencv"`` through ``cv2.dnn`` (a pass 18% faster, ``find_board``
+    #: about 1 ms, equal up to float rounding). Off by default (session 32): the last bits
+    #: change the grid fits' RANSAC paths, and render 1347070 (a regression test) was placed
+    #: 0.17 instead of 0.06 pitch off, found before the outline search.
+    board_net_engine: str = "numpy"
     #: Weakest peak of the network's map taken as a possible cell centre (probability; the
     #: focal loss keeps true peaks' probabilities well below 1).
     peak_min_score: float = 0.25
@@ -459,6 +466,7 @@ class LocateConfig:
         return self.nominal_axis_pitch_m if layout == LAYOUT_AXIS else self.nominal_pitch_m
 
     def __post_init__(self) -> None:
+        check_engine(self.board_net_engine)
         if self.work_width_px < 160:
             raise ValueError(f"work_width_px must be >= 160, got {self.work_width_px}")
         if not 0.0 < self.min_axis_ratio < 1.0:
