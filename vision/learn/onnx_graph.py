@@ -31,9 +31,11 @@ log = logging.getLogger(__name__)
 #: Ways to run a network: ``"opencv"`` (``cv2.dnn``; falls back to numpy when OpenCV cannot
 #: read or run the graph) and ``"numpy"`` (the reference, bit for bit as before).
 ENGINES: tuple[str, ...] = ("opencv", "numpy")
-#: The cell network's default (``LearnedReaderConfig.cnn_engine``); the board network keeps
-#: numpy by default (``LocateConfig.board_net_engine``, session 32).
-DEFAULT_ENGINE = "opencv"
+#: The networks' default (``LearnedReaderConfig.cnn_engine``, ``LocateConfig.board_net_engine``):
+#: numpy. Session 32 measured opencv's pass 10-18% faster, but ``find_board`` and the reader
+#: only 0.6-1 ms faster, within run-to-run noise; the board network's float rounding moved one
+#: tested board 0.17 pitch, and a one-image ``analyze`` pays about 13 ms to build the graphs.
+DEFAULT_ENGINE = "numpy"
 
 #: ONNX's TensorProto.DataType FLOAT.
 _FLOAT = 1
