@@ -375,7 +375,13 @@ class TrackerConfig:
     #: 0.07 nats from 0.32); fresh 1031105's false "all hollow" (the phantom's case this was
     #: named for) only 0.53 s later: d4's top reads 1.54 nats in the recording settle and
     #: 1.6 in the same view's frames since, which sum over ``decision_margin``.
-    gate_guess_rival_on_guess: bool = True
+    #: Off (lead, at the merge with ``gate_forced_values``): 1031103's false line was held
+    #: through c3, which is truly square, not through c4's misread; elimination reads c3
+    #: square (0.97: its round rival is read on another cell) and the alarm comes back, so
+    #: with both rules on the replays of 277 recorded games hold no false alarm more than
+    #: without this one, and 3028008's real line comes 1.9 s later (3028023's, in a full
+    #: run, held).
+    gate_guess_rival_on_guess: bool = False
     #: A line cell whose shared value no reading showed (a piece taken unread from the
     #: image's change, ``change_arrival_weak``; a value never seen, ``gate_unseen_values``;
     #: a guess's value never read clearly, ``gate_guess_part_view``) counts, instead of 0,
