@@ -892,6 +892,46 @@ def test_a_hidden_piece_that_barely_reads_is_the_move_when_the_image_changed_the
     assert [e["name"] for e in events if e["type"] == "move"] == (["c1"] if moved else [])
 
 
+def _with_least_visible(obs, cell, share):
+    """``obs`` with ``cell``'s least visible fraction (at the less visible height) ``share``."""
+    import dataclasses
+
+    cells = list(obs.cells)
+    cells[cell.index] = dataclasses.replace(cells[cell.index], least_visible_fraction=share)
+    return Observation(tuple(cells), obs.board_view)
+
+
+@pytest.mark.parametrize("least, knob, moved", [
+    (0.1, True, True),  # a short piece there is nearly all hidden: the move
+    (0.1, False, False),  # knob off: the share at the fitted (tall) height, 0.79, refuses it
+    (0.9, True, False),  # a piece of either height there would be in view: read empty, empty
+    (None, True, False),  # not measured: the share at the fitted height
+])
+def test_a_free_cell_behind_tall_pieces_is_hidden_at_the_height_a_new_piece_could_have(
+        least, knob, moved):
+    # Fresh game 1031020 (helper-31h): the last piece, short, went on a cell behind two
+    # tall pieces. The reader fitted the free cell tall (the tall front pieces stand over
+    # its footprint) and gave the share a tall piece there would show, 0.79; a short one is
+    # nearly all hidden. The image changed on the cell alone (0.74) and its occupancy rose
+    # 0.66 nats (0.17 -> 0.28 here), so the weak change arrival holds if the share tested
+    # is the one a piece that could arrive there would show.
+    config = TrackerConfig(hidden_arrival_least_visible=knob)
+    feed = Feed(StateTracker(config=config))
+    feed.frames(1.0)
+    feed.place("a1", "LRSS")
+    feed.place("b2", "DSTH")
+    c1, c2 = Cell.from_name("c1"), Cell.from_name("c2")
+
+    def seen(p):
+        obs = _with_occupancy(readings_from_pieces(feed.pieces, visible={c1: 0.79}), c1, p)
+        return _with_least_visible(obs, c1, least)
+
+    feed.frames(1.0, obs=seen(0.17))
+    feed.frames(1.0, busy=True)
+    events = feed.frames(1.0, obs=seen(0.28), change={c1: 0.74, c2: 0.0})
+    assert [e["name"] for e in events if e["type"] == "move"] == (["c1"] if moved else [])
+
+
 def test_a_line_through_a_piece_taken_from_the_change_alone_is_not_announced():
     # Low-angle dev game 3028030: a piece went on a cell set aside as a neighbour's phantom,
     # and was taken from the image's change; its readings were the tall piece's in front,

@@ -38,7 +38,7 @@ from vision.live.evidence import (
 from vision.live.linegate import LineGate
 from vision.live.repair import propose_repair, recorded_cell_score
 from vision.live.tracker_config import TrackerConfig
-from vision.read.observation import Observation
+from vision.read.observation import CellReading, Observation
 from vision.rules.board import ALL_CELLS, Cell
 from vision.rules.lines import Rules
 from vision.rules.pieces import ALL_PIECES, ATTRIBUTES, VALUES, Piece, attribute_bit
@@ -850,7 +850,7 @@ class StateTracker:
             return None, False
         found = [reading.cell for reading in observation.cells
                  if reading.cell not in taken
-                 and reading.visible_fraction < cfg.hidden_arrival_max_visible
+                 and self._arrival_visible(reading) < cfg.hidden_arrival_max_visible
                  and self._occupancy_rise(observation, reading.cell)
                  >= cfg.hidden_arrival_min_rise]
         if len(found) == 1:
@@ -880,9 +880,18 @@ class StateTracker:
         assert self._change is not None
         weak = (cfg.change_arrival_weak
                 and self._change[best] >= cfg.change_arrival_weak_min
-                and observation.reading(best).visible_fraction < cfg.hidden_arrival_max_visible
+                and self._arrival_visible(observation.reading(best))
+                < cfg.hidden_arrival_max_visible
                 and (best in set_aside or rise >= cfg.change_arrival_weak_rise))
         return (best, True) if weak else (None, False)
+
+    def _arrival_visible(self, reading: CellReading) -> float:
+        """How much of a piece arriving on ``reading``'s (free) cell would be in view, as the
+        hidden-arrival rules test it (``TrackerConfig.hidden_arrival_least_visible``)."""
+        least = reading.least_visible_fraction
+        if not self.config.hidden_arrival_least_visible or least is None:
+            return reading.visible_fraction
+        return min(reading.visible_fraction, least)
 
     def _occupancy_rise(self, observation: Observation, cell: Cell) -> float:
         """How much ``cell``'s occupancy log-odds rose since the last settled frame

@@ -156,6 +156,16 @@ class TrackerConfig:
     #: no other game.
     hidden_arrival_max_visible: float = 0.5
     hidden_arrival_min_rise: float = 1.5
+    #: The share in view those rules (and the weak change arrival below) test on a free
+    #: cell is the share a piece that could arrive there would show: the smaller of the
+    #: reader's share at the cell's fitted height and at the less visible of the set's two
+    #: heights (``CellReading.least_visible_fraction``). A free cell's height is fitted to
+    #: whatever stands over its footprint: behind tall pieces it fits tall, and a tall piece
+    #: there would show its top, while a short one is nearly all hidden. Fresh game 1031020
+    #: (helper-31h): the last piece, short, went behind two tall ones; the image changed
+    #: on its cell alone (0.74) and its occupancy rose 0.66 nats, but the cell read 0.79 in
+    #: view (at its fitted, tall height) and the move was lost.
+    hidden_arrival_least_visible: bool = False
     #: ...or, seen more than that, when the image says so too: of the free cells, it is the
     #: one whose silhouette (less what nearer pieces hide) best matches the pixels that
     #: changed over the turn (``vision.live.change``, Dice overlap at least
