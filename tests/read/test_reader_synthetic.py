@@ -108,22 +108,3 @@ def test_degenerate_frames_read_as_empty(kind: str) -> None:
     obs = read_cells(frame, view)
     assert len(obs) == 16
     assert not any(c.occupied for c in obs.cells)
-
-
-def test_a_free_cell_behind_tall_pieces_is_hidden_at_the_height_a_new_piece_could_have(
-) -> None:
-    # A low view (32 degrees): b3 is free, behind the tall pieces on a3 and a4. Its height is
-    # fitted to what stands over its footprint, tall, and a tall piece there would show half
-    # (its top above the front pieces); a short one would be all but hidden, and the share
-    # the hidden-arrival rules test must be that one (fresh game 1031020, helper-31h).
-    view = make_view(elevation_deg=32.0, azimuth_deg=0.0, distance_m=0.45)
-    scene = {Cell.from_name("a4"): Piece.from_symbol("DSTH"),
-             Cell.from_name("a3"): Piece.from_symbol("LRTS"),
-             Cell.from_name("a1"): Piece.from_symbol("DRTS")}
-    obs = read_cells(paint(view, scene, seed=1), view)
-    b3 = obs.reading(Cell.from_name("b3"))
-    assert b3.piece is None and b3.visible_fraction >= 0.4
-    assert b3.least_visible_fraction is not None and b3.least_visible_fraction < 0.1
-    for r in obs.cells:
-        assert r.least_visible_fraction is not None
-        assert r.least_visible_fraction <= r.visible_fraction

@@ -138,14 +138,8 @@ def _decoded(
             known=frozenset(ATTRIBUTES) if d is None else d.known,
             confidence=0.0 if d is None else d.confidence,
             guessed=frozenset({"top"}) if guessed_tops and guessed_tops[i] else frozenset(),
-            least_visible_fraction=_least(a.least_visible_fraction, b.least_visible_fraction),
         ))
     return Observation(tuple(readings), first.board_view)
-
-
-def _least(a: float | None, b: float | None) -> float | None:
-    """The smaller of two readings' ``least_visible_fraction`` (None where unmeasured)."""
-    return b if a is None else a if b is None else min(a, b)
 
 
 def with_board_colours(

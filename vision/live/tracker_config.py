@@ -156,15 +156,17 @@ class TrackerConfig:
     #: no other game.
     hidden_arrival_max_visible: float = 0.5
     hidden_arrival_min_rise: float = 1.5
-    #: The share in view those rules (and the weak change arrival below) test on a free
-    #: cell is the share a piece that could arrive there would show: the smaller of the
-    #: reader's share at the cell's fitted height and at the less visible of the set's two
-    #: heights (``CellReading.least_visible_fraction``). A free cell's height is fitted to
-    #: whatever stands over its footprint: behind tall pieces it fits tall, and a tall piece
-    #: there would show its top, while a short one is nearly all hidden. Fresh game 1031020
-    #: (helper-31h): the last piece, short, went behind two tall ones; the image changed
-    #: on its cell alone (0.74) and its occupancy rose 0.66 nats, but the cell read 0.79 in
-    #: view (at its fitted, tall height) and the move was lost.
+    #: With ``hidden_arrival_least_visible``, the share in view those rules (and the weak
+    #: change arrival below) test on a free cell is the smaller of the reader's and the
+    #: share the recorded pieces nearer the camera leave of a piece of either height put
+    #: there (``vision.live.change.least_visible_shares``, the change scores' silhouettes):
+    #: what a piece that could arrive there would show. The reader's share counts only the
+    #: pieces it reads occupied in that frame, at its fitted heights; a tall piece far back
+    #: behind others reads unsurely itself. Fresh game 1031020 (helper-31h): the last piece,
+    #: short, went behind two recorded tall pieces the reader's own mask left out (read
+    #: 0.34 and 0.42 occupied there), so the free cell read 0.79 in view where a short piece
+    #: shows 0.17 and a tall one 0.46; the image changed on it alone (0.74), its occupancy
+    #: rose 0.66 nats, and the move was lost (the weak change arrival asks under 0.5).
     hidden_arrival_least_visible: bool = False
     #: ...or, seen more than that, when the image says so too: of the free cells, it is the
     #: one whose silhouette (less what nearer pieces hide) best matches the pixels that

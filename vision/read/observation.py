@@ -36,10 +36,6 @@ class CellReading:
         mostly out of view (a top behind a nearer piece): the odds are the reader's best
         guess, not a sight of it (``vision.learn.fuse.read_cells_fused``); the live line
         check does not announce a Quarto resting on them (``TrackerConfig.gate_unseen_values``).
-    least_visible_fraction : share of a piece on this cell that nearer pieces leave in view
-        at the less visible of the set's two heights (``visible_fraction`` is at the cell's
-        fitted height, on a free cell fitted to whatever stands over its footprint): what a
-        piece arriving here could show, whatever its height. ``None`` when not measured.
     """
 
     cell: Cell
@@ -51,7 +47,6 @@ class CellReading:
     known: frozenset[str] = frozenset(ATTRIBUTES)
     confidence: float = 0.0
     guessed: frozenset[str] = frozenset()
-    least_visible_fraction: float | None = None
 
     @property
     def occupied(self) -> bool:

@@ -71,11 +71,6 @@ class CellFeatures:
     #: (16, 3) Lab colour of the near face of each cell's piece at its fitted height
     #: (``appearance.body_colour``); the top's colour is ``top.top_lab``.
     side_lab: FloatArray
-    #: (16,) share of a piece on each cell that the nearer pieces leave in view at the less
-    #: visible of the set's two heights: what a piece arriving on a free cell could show,
-    #: whatever its height (``visible`` is at the cell's fitted height, which on a free cell
-    #: is fitted to whatever stands over its footprint).
-    least_visible: FloatArray
 
 
 def _logistic(x: FloatArray) -> FloatArray:
@@ -126,7 +121,7 @@ def measure_cells(
     own = np.array([np.interp(profiles.heights_m, coarse, o) for o in outline_nominal])
     own_best = profiles.heights_m[np.argmax(score + config.outline_weight * own, axis=1)]
     short = np.clip(own_best, config.typical_short_f * f, config.typical_tall_f * f)
-    occupied_p, colour_d, visible, outline_max, _ = _occupancy_pass(
+    occupied_p, colour_d, visible, outline_max = _occupancy_pass(
         view, frames, colours, outline_nominal, top_centres, short, config)
     occupied = occupied_p >= config.occupied_probability
     taking_part = occupied & (visible >= 0.5)
@@ -158,15 +153,14 @@ def measure_cells(
     fit = _refine_heights(view, frames, patch, fit, taking_part, config, memory)
     height = np.where(fit.tall_probability >= 0.5, fit.tall_m, fit.short_m)
     # Pass 2: occupancy and visibility again, now with the fitted heights of nearer pieces.
-    occupied_p, colour_d, visible, outline_max, least_visible = _occupancy_pass(
-        view, frames, colours, outline_nominal, top_centres, height, config,
-        (fit.short_m, fit.tall_m))
+    occupied_p, colour_d, visible, outline_max = _occupancy_pass(
+        view, frames, colours, outline_nominal, top_centres, height, config)
     top_visible = _top_visibility(view, frames, occupied_p >= config.occupied_probability,
                                   height)
     top = top_features(view, frames, patch, height)
     side = body_colour(view, frames, patch, height)
     return CellFeatures(frames, profiles, colours, height, occupied_p, visible, top_visible, top,
-                        patch, fit, colour_d, outline_max, side, least_visible)
+                        patch, fit, colour_d, outline_max, side)
 
 
 def _refine_heights(
@@ -198,21 +192,18 @@ def _refine_heights(
 def _occupancy_pass(
     view: BoardView, frames: CellFrames, colours: CellColours, outline: FloatArray,
     top_centres: FloatArray, heights_m: FloatArray, config: ReaderConfig,
-    other_heights_m: tuple[float, ...] = (),
-) -> tuple[FloatArray, FloatArray, FloatArray, FloatArray, FloatArray]:
+) -> tuple[FloatArray, FloatArray, FloatArray, FloatArray]:
     """Walk the cells from the camera outwards: occupancy from the footprint samples and the
     candidate tops that no nearer (occupied) piece hides, and each piece's visible fraction.
 
     Returns occupancy probabilities, footprint colour distances (NaN when hidden), visible
-    fractions, the best unhidden outline fit, and the least visible fraction over the cell's
-    own height and ``other_heights_m`` (the same nearer pieces hiding it), all (16,).
+    fractions and the best unhidden outline fit, all (16,).
     """
     dist = colours.board_distance()
     mask = OcclusionMask(view, frames, heights_m=heights_m)
     occupied_p = np.zeros(16)
     colour_d = np.full(16, np.nan)
     visible = np.ones(16)
-    least = np.ones(16)
     outline_max = np.zeros(16)
     n_body = colours.body_px.shape[1]
     # Footprint samples and candidate tops of each cell, looked up in the mask together.
@@ -225,11 +216,9 @@ def _occupancy_pass(
         outline_max[i] = float(np.max(outline[i][seen])) if np.any(seen) else 0.0
         occupied_p[i] = occupancy_probability(colour_d[i], outline_max[i], config)
         visible[i] = mask.visible_fraction(int(i), float(heights_m[i]))
-        least[i] = min([visible[i], *(mask.visible_fraction(int(i), h) for h in other_heights_m
-                                      if h != float(heights_m[i]))])
         if occupied_p[i] >= config.occupied_probability:
             mask.add(int(i), float(heights_m[i]))
-    return occupied_p, colour_d, visible, outline_max, least
+    return occupied_p, colour_d, visible, outline_max
 
 
 def _top_visibility(
@@ -359,10 +348,8 @@ def observe_cells(
             readings.append(CellReading(
                 cell, center, float(feats.occupied_probability[ci]), cell_odds,
                 float(feats.visible[ci]),
-                piece=None if dec is None else dec.piece,
-                known=frozenset() if dec is None else dec.known,
-                confidence=0.0 if dec is None else dec.confidence,
-                least_visible_fraction=float(feats.least_visible[ci]),
+                *((dec.piece, dec.known, dec.confidence) if dec is not None
+                  else (None, frozenset(), 0.0)),
             ))
         else:
             # how much of a piece there would be seen: nearer pieces hide a cell read empty
@@ -370,6 +357,5 @@ def observe_cells(
             readings.append(CellReading(
                 cell, center, float(feats.occupied_probability[ci]),
                 dict.fromkeys(ATTRIBUTES), float(feats.visible[ci]), None, frozenset(), 0.0,
-                least_visible_fraction=float(feats.least_visible[ci]),
             ))
     return Observation(tuple(readings), view)
