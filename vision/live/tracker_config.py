@@ -168,7 +168,8 @@ class TrackerConfig:
     #: view where a short piece shows 0.17 and a tall one 0.46; the image changed on it
     #: alone (0.74), its occupancy rose 0.66 nats, and the move was lost (the weak change
     #: arrival asks under 0.5). Session 32 (helper-32b): on 93 low-angle and fresh games
-    #: (full watch off and on) and 195 recorded ones it changes 1031020 alone (exact).
+    #: (full watch off, replayed on; full watch on for 33 of them) and 195 recorded ones it
+    #: changes 1031020 alone (made exact; the game it was traced on).
     hidden_arrival_least_visible: bool = True
     #: ...or, seen more than that, when the image says so too: of the free cells, it is the
     #: one whose silhouette (less what nearer pieces hide) best matches the pixels that
