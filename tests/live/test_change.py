@@ -5,7 +5,12 @@ import numpy as np
 import pytest
 
 from tests.locate.synth import make_view
-from vision.live.change import ChangeConfig, change_scores, silhouette_polygon
+from vision.live.change import (
+    ChangeConfig,
+    change_scores,
+    least_visible_shares,
+    silhouette_polygon,
+)
 from vision.rules.board import ALL_CELLS, Cell
 
 SCALE = 0.25  # the motion gate's small copy: 320 px wide for a 1280 px frame
@@ -80,3 +85,21 @@ def test_config_rejects_bad_sizes():
         ChangeConfig(short_height_m=0.07, tall_height_m=0.04)
     with pytest.raises(ValueError):
         ChangeConfig(piece_diameter_m=0.0)
+
+
+def test_a_free_cell_behind_a_tall_piece_shows_least_of_a_short_piece():
+    # What a piece arriving on a free cell could show: behind a standing tall piece a short
+    # one is hidden far more than a tall one, and the share is the smaller; behind a short
+    # piece more of it shows; with nothing in front all of it; standing cells get none.
+    view = make_view(elevation_deg=35.0, azimuth_deg=10.0)
+    front, behind = _front_and_behind(view)
+    tall = least_visible_shares(view, {front: True})
+    short = least_visible_shares(view, {front: False})
+    assert front not in tall and len(tall) == 15
+    own = _mask(view, behind, CFG.short_height_m)
+    left = _mask(view, behind, CFG.short_height_m, hidden_by=[(front, CFG.tall_height_m)])
+    assert tall[behind] == pytest.approx(left.sum() / own.sum(), abs=0.05)
+    high = _mask(view, behind, CFG.tall_height_m, hidden_by=[(front, CFG.tall_height_m)])
+    assert tall[behind] < high.sum() / _mask(view, behind, CFG.tall_height_m).sum() - 0.05
+    assert tall[behind] < short[behind] - 0.1
+    assert least_visible_shares(view, {})[behind] == 1.0

@@ -892,6 +892,40 @@ def test_a_hidden_piece_that_barely_reads_is_the_move_when_the_image_changed_the
     assert [e["name"] for e in events if e["type"] == "move"] == (["c1"] if moved else [])
 
 
+@pytest.mark.parametrize("front, knob, view, moved", [
+    ("tall", True, True, True),  # a piece of either height on b3 is all but hidden: the move
+    ("tall", False, True, False),  # knob off: the reader's share, 0.79, refuses it
+    ("short", True, True, False),  # short pieces in front: a piece on b3 would show
+    ("tall", True, False, False),  # no board to measure on: the reader's share
+])
+def test_a_free_cell_behind_recorded_tall_pieces_counts_as_hidden(front, knob, view, moved):
+    # Fresh game 1031020 (helper-31h, helper-32b): the last piece, short, went on a cell
+    # behind two recorded tall pieces that the reader itself read under 0.5 occupied, so its
+    # occlusion mask left them out and gave the free cell 0.79 in view. The image changed
+    # on the cell alone (0.74) and its occupancy rose 0.66 nats (0.17 -> 0.28 here), but
+    # the weak change arrival asks for a mostly hidden cell and the move was lost. Behind
+    # the recorded pieces a short piece there shows 0.17 of itself, a tall one 0.46.
+    from tests.read.synth import make_view
+
+    board = make_view(elevation_deg=32.0, azimuth_deg=0.0, distance_m=0.45)
+    kw = {"board_view": board if view else None}
+    feed = Feed(StateTracker(config=TrackerConfig(hidden_arrival_least_visible=knob)))
+    feed.frames(1.0, **kw)
+    tall = front == "tall"
+    feed.place("a4", "DSTH" if tall else "DSSH", **kw)
+    feed.place("a3", "LRTS" if tall else "LRSS", **kw)
+    b3, d1 = Cell.from_name("b3"), Cell.from_name("d1")
+
+    def seen(p):
+        obs = readings_from_pieces(feed.pieces, visible={b3: 0.79}, **kw)
+        return _with_occupancy(obs, b3, p)
+
+    feed.frames(1.0, obs=seen(0.17))
+    feed.frames(1.0, busy=True)
+    events = feed.frames(1.0, obs=seen(0.28), change={b3: 0.74, d1: 0.0})
+    assert [e["name"] for e in events if e["type"] == "move"] == (["b3"] if moved else [])
+
+
 def test_a_line_through_a_piece_taken_from_the_change_alone_is_not_announced():
     # Low-angle dev game 3028030: a piece went on a cell set aside as a neighbour's phantom,
     # and was taken from the image's change; its readings were the tall piece's in front,

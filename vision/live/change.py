@@ -72,6 +72,38 @@ def sole_explainer(scores: Mapping[Cell, float], min_score: float, ratio: float)
     return best
 
 
+def _depths(view: BoardView) -> dict[Cell, float]:
+    """Each cell centre's depth from the camera."""
+    centres = np.array([(*view.spec.cell_center(c), 0.0) for c in ALL_CELLS])
+    return dict(zip(ALL_CELLS, view.camera.depth(centres), strict=True))
+
+
+class _Silhouettes:
+    """Filled silhouettes of pieces standing on cells, in an image ``scale`` times the
+    frame's pixels (``shape``), and the union of those nearer the camera than a cell."""
+
+    def __init__(self, view: BoardView, shape: tuple[int, int], scale: float,
+                 standing: Mapping[Cell, bool], config: ChangeConfig) -> None:
+        self.view, self.shape, self.scale, self.config = view, shape, scale, config
+        self.heights = (config.short_height_m, config.tall_height_m)
+        self.depth = _depths(view)
+        self.front = {c: self.fill(c, self.heights[int(tall)]) for c, tall in standing.items()}
+
+    def fill(self, cell: Cell, height: float) -> NDArray[np.bool_]:
+        mask = np.zeros(self.shape, np.uint8)
+        cv2.fillConvexPoly(mask, silhouette_polygon(self.view, cell, self.config.piece_diameter_m,
+                                                    height, self.scale), 1)
+        return mask.astype(bool)
+
+    def hidden(self, cell: Cell) -> NDArray[np.bool_]:
+        """What the standing pieces nearer the camera than ``cell`` cover."""
+        out = np.zeros(self.shape, bool)
+        for other, mask in self.front.items():
+            if self.depth[other] < self.depth[cell]:
+                out |= mask
+        return out
+
+
 def change_scores(changed: NDArray[np.bool_], scale: float, view: BoardView,
                   standing: Mapping[Cell, bool], config: ChangeConfig | None = None,
                   ) -> dict[Cell, float]:
@@ -88,32 +120,46 @@ def change_scores(changed: NDArray[np.bool_], scale: float, view: BoardView,
     n_changed = int(np.count_nonzero(changed))
     if n_changed == 0:
         return {c: 0.0 for c in ALL_CELLS if c not in standing}
-    centres = np.array([(*view.spec.cell_center(c), 0.0) for c in ALL_CELLS])
-    depth = dict(zip(ALL_CELLS, view.camera.depth(centres), strict=True))
-    shape = changed.shape
-    heights = (cfg.short_height_m, cfg.tall_height_m)
-
-    def fill(cell: Cell, height: float) -> NDArray[np.bool_]:
-        mask = np.zeros(shape, np.uint8)
-        cv2.fillConvexPoly(mask, silhouette_polygon(view, cell, cfg.piece_diameter_m, height,
-                                                    scale), 1)
-        return mask.astype(bool)
-
-    front = {c: fill(c, heights[int(tall)]) for c, tall in standing.items()}
+    pieces = _Silhouettes(view, changed.shape, scale, standing, cfg)
     scores: dict[Cell, float] = {}
     for cell in ALL_CELLS:
         if cell in standing:
             continue
-        hidden = np.zeros(shape, bool)
-        for other, mask in front.items():
-            if depth[other] < depth[cell]:
-                hidden |= mask
+        hidden = pieces.hidden(cell)
         best = 0.0
-        for h in heights:
-            visible = fill(cell, h) & ~hidden
+        for h in pieces.heights:
+            visible = pieces.fill(cell, h) & ~hidden
             n_visible = int(np.count_nonzero(visible))
             if n_visible:
                 both = int(np.count_nonzero(visible & changed))
                 best = max(best, 2.0 * both / (n_visible + n_changed))
         scores[cell] = best
     return scores
+
+
+#: Shares in view are measured at this fraction of the frame's pixels (enough for shares).
+_SHARE_SCALE = 0.25
+
+
+def least_visible_shares(view: BoardView, standing: Mapping[Cell, bool],
+                         config: ChangeConfig | None = None) -> dict[Cell, float]:
+    """Per free cell, the share of a piece put there that the ``standing`` pieces nearer
+    the camera (cell -> whether tall) leave in view, at the less visible of the two heights:
+    how much of a piece that could arrive there, whatever its height, would show."""
+    cfg = config or ChangeConfig()
+    w, h = view.camera.intrinsics.size_wh
+    shape = (max(1, int(h * _SHARE_SCALE) + 1), max(1, int(w * _SHARE_SCALE) + 1))
+    pieces = _Silhouettes(view, shape, _SHARE_SCALE, standing, cfg)
+    shares: dict[Cell, float] = {}
+    for cell in ALL_CELLS:
+        if cell in standing:
+            continue
+        hidden = pieces.hidden(cell)
+        least = 1.0
+        for height in pieces.heights:
+            own = pieces.fill(cell, height)
+            area = int(np.count_nonzero(own))
+            if area:
+                least = min(least, 1.0 - int(np.count_nonzero(own & hidden)) / area)
+        shares[cell] = least
+    return shares

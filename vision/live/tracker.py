@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from vision.game.model import Event, Game
 from vision.geometry.board_view import BoardView
 from vision.live.arrivals import ArrivalFilter, can_echo, differences
-from vision.live.change import sole_explainer
+from vision.live.change import least_visible_shares, sole_explainer
 from vision.live.evidence import (
     CellEvidence,
     FlatIn,
@@ -958,17 +958,21 @@ class StateTracker:
         cfg = self.config
         if not self.awaiting_move or self._view_moved or not self._settled_occ:
             return None, False
+        shares: dict[Cell, float] = {}
         found = [reading.cell for reading in observation.cells
                  if reading.cell not in taken
-                 and reading.visible_fraction < cfg.hidden_arrival_max_visible
                  and self._occupancy_rise(observation, reading.cell)
-                 >= cfg.hidden_arrival_min_rise]
+                 >= cfg.hidden_arrival_min_rise
+                 and self._arrival_visible(observation, reading.cell, shares)
+                 < cfg.hidden_arrival_max_visible]
         if len(found) == 1:
             return found[0], False
-        return (None, False) if found else self._changed_arrival(observation, taken, set_aside)
+        return ((None, False) if found
+                else self._changed_arrival(observation, taken, set_aside, shares))
 
     def _changed_arrival(self, observation: Observation, taken: set[Cell],
-                         set_aside: set[Cell]) -> tuple[Cell | None, bool]:
+                         set_aside: set[Cell], shares: dict[Cell, float]
+                         ) -> tuple[Cell | None, bool]:
         """The free cell that alone explains what changed in the image over the turn, if its
         occupancy rose too (see ``TrackerConfig.change_arrival_min``). Or, with
         ``change_arrival_weak``, a cell mostly hidden that explains it alone as a whole
@@ -990,9 +994,27 @@ class StateTracker:
         assert self._change is not None
         weak = (cfg.change_arrival_weak
                 and self._change[best] >= cfg.change_arrival_weak_min
-                and observation.reading(best).visible_fraction < cfg.hidden_arrival_max_visible
+                and self._arrival_visible(observation, best, shares)
+                < cfg.hidden_arrival_max_visible
                 and (best in set_aside or rise >= cfg.change_arrival_weak_rise))
         return (best, True) if weak else (None, False)
+
+    def _arrival_visible(self, observation: Observation, cell: Cell,
+                         shares: dict[Cell, float]) -> float:
+        """How much of a piece arriving on the free ``cell`` would be in view, as the
+        hidden-arrival rules test it: the reader's share, or with
+        ``TrackerConfig.hidden_arrival_least_visible`` the smaller of that and the share the
+        recorded pieces nearer the camera leave of a piece of either height there
+        (``shares``, filled on first use for this observation)."""
+        seen = observation.reading(cell).visible_fraction
+        view = observation.board_view
+        if (not self.config.hidden_arrival_least_visible or self.game is None
+                or not isinstance(view, BoardView)):
+            return seen
+        if not shares:
+            standing = {c: p.value("height") == "tall" for c, p in self.game.board.items()}
+            shares.update(least_visible_shares(view, standing))
+        return min(seen, shares.get(cell, seen))
 
     def _occupancy_rise(self, observation: Observation, cell: Cell) -> float:
         """How much ``cell``'s occupancy log-odds rose since the last settled frame
