@@ -131,6 +131,9 @@ class ArrivalFilter:
         self.flicker -= set(cells)
         clear = {c for c in cells if p[c] >= self.config.new_piece_probability}
         sure = {c for c in clear if p[c] >= self.config.sure_piece_probability}
+        if self.config.held_echo_sets_no_bar and not (sure - self.held_back.keys()):
+            # only held echoes read surely: they stood there before this hand, no new piece
+            sure = set()
         clear = sure or clear  # beside a surely read piece, the others must read as surely
         if clear:
             # doubtful until seen empty again or read clearly (not taken on the next settle)
