@@ -10,7 +10,8 @@ of a real scene are not placements:
 - a *doubtful* cell: read weakly occupied (below ``new_piece_probability``) in the settle where
   another cell reads clearly occupied, say the far cell half covered by a tall piece just
   placed in front of it, or below ``sure_piece_probability`` where another reads that
-  surely (the new piece's shadow on a neighbour cell); it waits until seen empty or read
+  surely (the new piece's shadow on a neighbour cell; with ``held_echo_sets_no_bar`` an echo
+  held back from an earlier turn sets no such bar); it waits until seen empty or read
   clearly;
 - an *echo*: of cells new in one settle, the one read most surely occupied is the arrival
   (on a steady view, the one whose silhouette best matches what changed in the image over
