@@ -1721,3 +1721,25 @@ def test_a_record_whose_margin_rests_on_a_guess_counts_as_a_guess(rule, announce
         assert any("a1-b1-c1-d1" in e.get("message", "")
                    and "the piece on d1 was recorded as a guess and its top never read "
                        "clearly" in e["message"] for e in events if e["type"] == "warning")
+
+
+@pytest.mark.parametrize("knob, moves", [(False, ["b2", "b3"]), (True, ["b2", "d4"])])
+def test_a_held_echo_does_not_make_a_new_cell_beside_it_doubtful(knob, moves):
+    # Fresh game 1032019 (41 degrees) move 7: a short piece put behind a tall one read 0.86
+    # occupied (clearly, not surely), with c2 beside it, an echo held back two turns
+    # before, still read 0.92. The echo counted as a surely read piece, so the new cell
+    # was set aside as doubtful (a shadow beside a sure piece) and the hand, seeming to bring
+    # nothing else, released the echo as the move. The echo stood there before the hand:
+    # only new cells set that bar (``held_echo_sets_no_bar``).
+    feed = Feed(StateTracker(config=TrackerConfig(held_echo_sets_no_bar=knob)))
+    feed.frames(1.0)
+    b2, b3, d4 = Cell.from_name("b2"), Cell.from_name("b3"), Cell.from_name("d4")
+    feed.frames(1.0, busy=True)
+    feed.pieces[b2] = Piece.from_symbol("DSTS")
+    feed.frames(2.0, obs=_echo_of(feed, b3, b2, p_occupied=0.93))
+    assert list(feed.tracker._arrivals.held_back) == [b3]
+    feed.frames(1.0, busy=True)
+    feed.pieces[d4] = Piece.from_symbol("LSSH")
+    obs = _with_occupancy(_echo_of(feed, b3, b2, p_occupied=0.93), d4, 0.86)
+    feed.frames(2.0, obs=obs)
+    assert [e["name"] for e in feed.events if e["type"] == "move"] == moves

@@ -10,7 +10,8 @@ of a real scene are not placements:
 - a *doubtful* cell: read weakly occupied (below ``new_piece_probability``) in the settle where
   another cell reads clearly occupied, say the far cell half covered by a tall piece just
   placed in front of it, or below ``sure_piece_probability`` where another reads that
-  surely (the new piece's shadow on a neighbour cell); it waits until seen empty or read
+  surely (the new piece's shadow on a neighbour cell; with ``held_echo_sets_no_bar`` an echo
+  held back from an earlier turn sets no such bar); it waits until seen empty or read
   clearly;
 - an *echo*: of cells new in one settle, the one read most surely occupied is the arrival
   (on a steady view, the one whose silhouette best matches what changed in the image over
@@ -131,6 +132,9 @@ class ArrivalFilter:
         self.flicker -= set(cells)
         clear = {c for c in cells if p[c] >= self.config.new_piece_probability}
         sure = {c for c in clear if p[c] >= self.config.sure_piece_probability}
+        if self.config.held_echo_sets_no_bar and not (sure - self.held_back.keys()):
+            # only held echoes read surely: they stood there before this hand, no new piece
+            sure = set()
         clear = sure or clear  # beside a surely read piece, the others must read as surely
         if clear:
             # doubtful until seen empty again or read clearly (not taken on the next settle)

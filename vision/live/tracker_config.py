@@ -256,6 +256,18 @@ class TrackerConfig:
     #: recorded games, three were phantoms (1024008 becomes exact) and two real pieces
     #: from earlier turns never taken (1023017 loses one; session 30, docs/design.md).
     unchanged_co_arrival_is_echo: bool = False
+    #: A held-back echo (a cell held as a neighbour's view of an earlier turn's piece, still
+    #: read occupied) sets no bar for the cells new after a hand: only a surely read *new*
+    #: cell makes the clearly but not surely read ones beside it doubtful
+    #: (``sure_piece_probability``). The echo stood there before this hand; what it reads is
+    #: no sign that a new cell is this hand's piece's shadow. Fresh game 1032019 move 7: a
+    #: short piece put behind a tall one read 0.86 occupied (log-odds up 6.3, 38% in view),
+    #: was set aside beside c2, an echo held two turns before at 0.92, and the echo was
+    #: released as the move instead; with the rule all 10 moves are right. Replays of 229
+    #: games' recordings (the 195 of session 30; 1031000-020 and 1031100-111 recorded with
+    #: session 31's and again with session 32's code; 1032019): no other event changes, and
+    #: after a hand the case arises in 1032019 alone (session 32, helper-32g, docs/design.md).
+    held_echo_sets_no_bar: bool = True
     #: Log-likelihood margin (nats) between the best and second-best unplayed piece above which
     #: a new piece counts as read.
     decision_margin: float = 2.0
