@@ -169,8 +169,11 @@ class TrackerConfig:
     #: alone (0.74), its occupancy rose 0.66 nats, and the move was lost (the weak change
     #: arrival asks under 0.5). Session 32 (helper-32b): on 93 low-angle and fresh games
     #: (full watch off, replayed on; full watch on for 33 of them) and 195 recorded ones it
-    #: changes 1031020 alone (made exact; the game it was traced on).
-    hidden_arrival_least_visible: bool = True
+    #: changes 1031020 alone (made exact; the game it was traced on). Off (lead, session 32's
+    #: fresh measurement): on fresh game 1032005 (hover) it took a hovering hand's change
+    #: on c3, behind recorded pieces, as a hidden move (a phantom, 11 moves of 10); without
+    #: it that game is exact. Nothing else among the 33 fresh games changed.
+    hidden_arrival_least_visible: bool = False
     #: ...or, seen more than that, when the image says so too: of the free cells, it is the
     #: one whose silhouette (less what nearer pieces hide) best matches the pixels that
     #: changed over the turn (``vision.live.change``, Dice overlap at least
