@@ -252,8 +252,9 @@ def read_cells_fused(
         None if (piece := known.get(r.cell)) is None else float(piece.value("color") == "dark")
         for r in hand.cells]
     parts = measured_colours(feats, cfg)
-    if cfg.height_checked_parts:
-        parts = _height_checked(parts, hand, odds)
+    if cfg.height_checked_parts or cfg.unread_cell_parts:
+        parts = _height_checked(parts, hand, odds, checked=cfg.height_checked_parts,
+                                unread=cfg.unread_cell_parts)
     odds = with_board_colours(odds, occ, visible, parts, cfg, known_dark)
     odds = (calibration or _DEFAULT_CALIBRATION).apply(odds, visible)
     guessed = [u and o["top"] is not None for o, u in zip(odds, unseen, strict=True)]
@@ -275,13 +276,18 @@ def _unseen_tops(learned: Observation, config: LearnedReaderConfig) -> list[bool
 
 
 def _height_checked(parts: list[NDArray[np.float64]], hand: Observation,
-                    odds: list[dict[str, float | None]]) -> list[NDArray[np.float64]]:
+                    odds: list[dict[str, float | None]], *, checked: bool = True,
+                    unread: bool = False) -> list[NDArray[np.float64]]:
     """``parts`` less the cells whose fused height and the geometric reader's fall on
-    opposite sides of even: its colours were sampled at the height it fitted, not the
-    piece's (``BoardColourConfig.height_checked_parts``)."""
+    opposite sides of even (``checked``): its colours were sampled at the height it fitted,
+    not the piece's (``BoardColourConfig.height_checked_parts``); with ``unread``, also less
+    the cells with a fused reading that the geometric reader did not read (no height: it
+    read the cell empty or hidden), whose samples are of no piece it found
+    (``BoardColourConfig.unread_cell_parts``)."""
     wrong = np.array([
-        (h := r.attribute_probability.get("height")) is not None
-        and (f := o.get("height")) is not None and (h >= 0.5) != (f >= 0.5)
+        ((h := r.attribute_probability.get("height")) is not None
+         and (f := o.get("height")) is not None and checked and (h >= 0.5) != (f >= 0.5))
+        or (unread and h is None and o.get("height") is not None)
         for r, o in zip(hand.cells, odds, strict=True)])
     if not wrong.any():
         return parts
