@@ -137,10 +137,11 @@ class BoardColourConfig:
     #: never checked for nearer pieces hiding it), and where the fused reading decides the
     #: other height they are of what stands in front or behind. Fresh game 1032020 move 11: a
     #: dark short piece half hidden behind a light tall one, read empty by the geometric
-    #: reader and sampled tall (L 52 and 34 on the light pieces around it, the dark pieces'
+    #: reader and sampled tall (P 0.53; L 52 and 34 on the light pieces around it, the dark pieces'
     #: tops 27-33); the groups turned the network's +0.45 dark into -5.6 light, and it was
     #: recorded light: a false "Quarto!" on four light pieces. Off: on 33 fresh games it
-    #: breaks 1031006 (docs/design.md, session 32, helper-32f).
+    #: breaks 1031006, on stills 1355000-499 it turns 2 more pieces wrong (docs/design.md,
+    #: session 32, helper-32f).
     unread_cell_parts: bool = False
 
     def __post_init__(self) -> None:
