@@ -274,3 +274,53 @@ def test_colours_sampled_at_a_height_the_fused_reading_rejects_take_no_part() ->
     # The others keep their samples and their evidence.
     assert checked[2] == plain[2]
     assert not np.isnan(_height_checked(parts, hand, odds16)[0][1:n]).any()
+
+
+def test_colours_of_a_cell_the_geometric_reader_read_empty_are_height_checked_too() -> None:
+    """Fresh game 1032020 move 11: a dark short piece half hidden behind a light tall one. In
+    the frames the geometric reader read its cell empty (no height, no colour), its samples,
+    taken at the height its fit gave the cell (tall), were of the light pieces around it, and
+    the groups turned the network's weak dark (+0.45) into -5.6 light. The height check of
+    ``height_checked_parts`` skips a cell without a geometric height; with
+    ``unread_cell_parts`` (``sampled_tall``: the fit's P(tall) of every cell) such a cell's
+    samples are checked against the fused height as well."""
+    from vision.learn.fuse import _height_checked
+    from vision.read.observation import CellReading, Observation
+    from vision.rules.board import ALL_CELLS
+    from vision.rules.pieces import ATTRIBUTES
+
+    darks = [True, False, True, False, True, False, True, True]
+    lab = board(darks, seed=7)
+    lab[0] = LIGHT  # sampled on the light pieces in front and behind, not the piece
+    lab[1] = LIGHT  # cell 1 also read empty, but sampled at its own (short) height
+    n = len(darks)
+    odds: list[dict[str, float | None]] = [
+        {"color": 0.6 if i == 0 else (0.95 if d else 0.05), "height": 0.1 if i < 2 else 0.2}
+        for i, d in enumerate(darks)]
+    # The geometric reader reads cells 0 and 1 empty: every attribute None.
+    hand = Observation(tuple(
+        CellReading(cell=c, center_px=(0.0, 0.0),
+                    occupied_probability=0.2 if i < 2 else (0.9 if i < n else 0.0),
+                    attribute_probability=(dict.fromkeys(ATTRIBUTES) if i < 2 or i >= n
+                                           else {"height": 0.1}))
+        for i, c in enumerate(ALL_CELLS)), None)
+    sampled_tall = np.array([0.9] + [0.1] * 15)  # cell 0 sampled tall, the rest short
+    cfg = BoardColourConfig()
+    assert not cfg.unread_cell_parts
+    parts = [np.vstack([lab, np.full((16 - n, 3), np.nan)])]
+    odds16 = odds + [{"color": None, "height": None}] * (16 - n)
+    occ = [0.9] * n + [0.0] * (16 - n)
+    seen = [1.0] * 16
+    known: list[float | None] = [None] + [float(d) for d in darks[1:]] + [None] * (16 - n)
+    height_only = _height_checked(parts, hand, odds16)
+    assert np.array_equal(height_only[0], parts[0], equal_nan=True)  # nothing to check
+    plain = with_board_colours(odds16, occ, seen, height_only, cfg, known)
+    assert plain[0]["color"] is not None and plain[0]["color"] < 0.5  # turned light
+    dropped = _height_checked(parts, hand, odds16, sampled_tall=sampled_tall)
+    checked = with_board_colours(odds16, occ, seen, dropped, cfg, known)
+    assert checked[0]["color"] == 0.6  # no part of its own: the reading stands
+    assert checked[2] == plain[2]
+    # Cell 1, sampled at the height the fused reading gives it, keeps its samples, and so
+    # do all the others.
+    assert not np.isnan(dropped[0][1:n]).any()
+    assert np.array_equal(np.isnan(dropped[0][n:]), np.isnan(parts[0][n:]))

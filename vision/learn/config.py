@@ -133,6 +133,18 @@ class BoardColourConfig:
     #: low-angle dev games 25 -> 26, 1029000-020 unchanged, no line lost or false alarm
     #: added; 1354000-499 stills (label's board) 135 -> 133 pieces wrong. On (the lead).
     height_checked_parts: bool = True
+    #: The same check for a cell the geometric reader reads empty (or too hidden to read: it
+    #: gives no height) while the fused reading holds a piece there: its top and near-side
+    #: samples are still taken, at the height its fit gives the cell (an empty cell's top is
+    #: never checked for nearer pieces hiding it), and where the fused reading decides the
+    #: other height they are of what stands in front or behind. Fresh game 1032020 move 11: a
+    #: dark short piece half hidden behind a light tall one, read empty by the geometric
+    #: reader and sampled tall (P 0.53; L 52 and 34 on the light pieces around it, the dark pieces'
+    #: tops 27-33); the groups turned the network's +0.45 dark into -5.6 light, and it was
+    #: recorded light: a false "Quarto!" on four light pieces. Off: on 33 fresh games it
+    #: breaks 1031006, on stills 1355000-499 it turns 2 more pieces wrong (docs/design.md,
+    #: session 32, helper-32f).
+    unread_cell_parts: bool = False
 
     def __post_init__(self) -> None:
         if self.anchor_doubt < 0 or self.record_weight < 0:

@@ -252,8 +252,10 @@ def read_cells_fused(
         None if (piece := known.get(r.cell)) is None else float(piece.value("color") == "dark")
         for r in hand.cells]
     parts = measured_colours(feats, cfg)
-    if cfg.height_checked_parts:
-        parts = _height_checked(parts, hand, odds)
+    if cfg.height_checked_parts or cfg.unread_cell_parts:
+        parts = _height_checked(
+            parts, hand, odds, checked=cfg.height_checked_parts,
+            sampled_tall=feats.heights.tall_probability if cfg.unread_cell_parts else None)
     odds = with_board_colours(odds, occ, visible, parts, cfg, known_dark)
     odds = (calibration or _DEFAULT_CALIBRATION).apply(odds, visible)
     guessed = [u and o["top"] is not None for o, u in zip(odds, unseen, strict=True)]
@@ -275,14 +277,24 @@ def _unseen_tops(learned: Observation, config: LearnedReaderConfig) -> list[bool
 
 
 def _height_checked(parts: list[NDArray[np.float64]], hand: Observation,
-                    odds: list[dict[str, float | None]]) -> list[NDArray[np.float64]]:
+                    odds: list[dict[str, float | None]], *, checked: bool = True,
+                    sampled_tall: NDArray[np.float64] | None = None,
+                    ) -> list[NDArray[np.float64]]:
     """``parts`` less the cells whose fused height and the geometric reader's fall on
-    opposite sides of even: its colours were sampled at the height it fitted, not the
-    piece's (``BoardColourConfig.height_checked_parts``)."""
-    wrong = np.array([
-        (h := r.attribute_probability.get("height")) is not None
-        and (f := o.get("height")) is not None and (h >= 0.5) != (f >= 0.5)
-        for r, o in zip(hand.cells, odds, strict=True)])
+    opposite sides of even (``checked``): its colours were sampled at the height it fitted,
+    not the piece's (``BoardColourConfig.height_checked_parts``). With ``sampled_tall`` (the
+    geometric fit's P(tall) of every cell, the height its samples were taken at), the same
+    check also covers the cells the geometric reader did not read (no height: read empty or
+    hidden) that hold a fused reading (``BoardColourConfig.unread_cell_parts``)."""
+    wrong = np.zeros(len(odds), bool)
+    for i, (r, o) in enumerate(zip(hand.cells, odds, strict=True)):
+        fused, own = o.get("height"), r.attribute_probability.get("height")
+        if fused is None:
+            continue
+        if own is not None and checked:
+            wrong[i] = (own >= 0.5) != (fused >= 0.5)
+        elif own is None and sampled_tall is not None:
+            wrong[i] = (float(sampled_tall[i]) >= 0.5) != (fused >= 0.5)
     if not wrong.any():
         return parts
     return [np.where(wrong[:, None], np.nan, part) for part in parts]
