@@ -958,21 +958,20 @@ class StateTracker:
         cfg = self.config
         if not self.awaiting_move or self._view_moved or not self._settled_occ:
             return None, False
-        shares: dict[Cell, float] = {}
+        # The reader's own share here: a rise with no image change to back it may be a
+        # reading drifting near its floor (fresh 1032005: a hand hovering off the board).
         found = [reading.cell for reading in observation.cells
                  if reading.cell not in taken
                  and self._occupancy_rise(observation, reading.cell)
                  >= cfg.hidden_arrival_min_rise
-                 and self._arrival_visible(observation, reading.cell, shares)
-                 < cfg.hidden_arrival_max_visible]
+                 and reading.visible_fraction < cfg.hidden_arrival_max_visible]
         if len(found) == 1:
             return found[0], False
         return ((None, False) if found
-                else self._changed_arrival(observation, taken, set_aside, shares))
+                else self._changed_arrival(observation, taken, set_aside))
 
     def _changed_arrival(self, observation: Observation, taken: set[Cell],
-                         set_aside: set[Cell], shares: dict[Cell, float]
-                         ) -> tuple[Cell | None, bool]:
+                         set_aside: set[Cell]) -> tuple[Cell | None, bool]:
         """The free cell that alone explains what changed in the image over the turn, if its
         occupancy rose too (see ``TrackerConfig.change_arrival_min``). Or, with
         ``change_arrival_weak``, a cell mostly hidden that explains it alone as a whole
@@ -994,27 +993,22 @@ class StateTracker:
         assert self._change is not None
         weak = (cfg.change_arrival_weak
                 and self._change[best] >= cfg.change_arrival_weak_min
-                and self._arrival_visible(observation, best, shares)
-                < cfg.hidden_arrival_max_visible
+                and self._arrival_visible(observation, best) < cfg.hidden_arrival_max_visible
                 and (best in set_aside or rise >= cfg.change_arrival_weak_rise))
         return (best, True) if weak else (None, False)
 
-    def _arrival_visible(self, observation: Observation, cell: Cell,
-                         shares: dict[Cell, float]) -> float:
-        """How much of a piece arriving on the free ``cell`` would be in view, as the
-        hidden-arrival rules test it: the reader's share, or with
+    def _arrival_visible(self, observation: Observation, cell: Cell) -> float:
+        """How much of a piece arriving on the free ``cell`` would be in view, as the weak
+        change arrival tests it: the reader's share, or with
         ``TrackerConfig.hidden_arrival_least_visible`` the smaller of that and the share the
-        recorded pieces nearer the camera leave of a piece of either height there
-        (``shares``, filled on first use for this observation)."""
+        recorded pieces nearer the camera leave of a piece of either height there."""
         seen = observation.reading(cell).visible_fraction
         view = observation.board_view
         if (not self.config.hidden_arrival_least_visible or self.game is None
                 or not isinstance(view, BoardView)):
             return seen
-        if not shares:
-            standing = {c: p.value("height") == "tall" for c, p in self.game.board.items()}
-            shares.update(least_visible_shares(view, standing))
-        return min(seen, shares.get(cell, seen))
+        standing = {c: p.value("height") == "tall" for c, p in self.game.board.items()}
+        return min(seen, least_visible_shares(view, standing).get(cell, seen))
 
     def _occupancy_rise(self, observation: Observation, cell: Cell) -> float:
         """How much ``cell``'s occupancy log-odds rose since the last settled frame
