@@ -349,8 +349,7 @@ class StateTracker:
         # counts as 0; with ``gate_forced_values``, the board is read a second way too, with
         # those readings set aside, where each counts as what the other cells' readings
         # leave it when that is certain; the line stands on either.
-        unread = {cell: [a for a in shared if a in self._unread_values(cell, shared)]
-                  for cell in line}
+        unread = {cell: self._unread_values(cell, shared) for cell in line}
         unread_caps = [{**cap, **dict.fromkeys(unread[cell], 0.0)}
                        for cell, cap in zip(line, caps, strict=True)]
         best = math.inf
@@ -407,7 +406,8 @@ class StateTracker:
         (``gate_guess_part_view``)."""
         if self._hidden_guess.get(cell):
             return list(shared)
-        return [*self._unseen_values(cell, shared), *self._unclear_guess_values(cell, shared)]
+        unread = {*self._unseen_values(cell, shared), *self._unclear_guess_values(cell, shared)}
+        return [a for a in shared if a in unread]
 
     def _forced_posteriors(self, cells: Sequence[Cell], branch: Sequence[Scored],
                            unread: Mapping[Cell, Sequence[str]]
@@ -489,13 +489,13 @@ class StateTracker:
         if not self.config.gate_guess_rival_on_guess or game is None:
             return False
         piece = game.board[cell]
-        rivals = [game.board[c] for c in self._guessed
-                  if c != cell and c not in self._by_hand and game.board[c] is not None]
+        rivals = [rival for c in self._guessed if c != cell and c not in self._by_hand
+                  and (rival := game.board[c]) is not None]
         if piece is None or not rivals:
             return False
         own = recording.readings.score(piece)
         return any(own - recording.readings.score(r) < self.config.decision_margin
-                   for r in rivals if r is not None)
+                   for r in rivals)
 
     def _unseen_values(self, cell: Cell, shared: Mapping[str, str]) -> list[str]:
         """The attributes of ``shared`` that no reading of ``cell``'s piece showed in view
@@ -958,17 +958,17 @@ class StateTracker:
         cfg = self.config
         if not self.awaiting_move or self._view_moved or not self._settled_occ:
             return None, False
-        # The reader's own share here: a rise with no image change to back it may be a
-        # reading drifting near its floor (fresh 1032005: a hand hovering off the board).
+        # The reader's own share here, not ``_arrival_visible``'s: a rise with no image change
+        # to back it may be a reading drifting near its floor (fresh 1032005: a hand
+        # hovering off the board).
         found = [reading.cell for reading in observation.cells
                  if reading.cell not in taken
+                 and reading.visible_fraction < cfg.hidden_arrival_max_visible
                  and self._occupancy_rise(observation, reading.cell)
-                 >= cfg.hidden_arrival_min_rise
-                 and reading.visible_fraction < cfg.hidden_arrival_max_visible]
+                 >= cfg.hidden_arrival_min_rise]
         if len(found) == 1:
             return found[0], False
-        return ((None, False) if found
-                else self._changed_arrival(observation, taken, set_aside))
+        return (None, False) if found else self._changed_arrival(observation, taken, set_aside)
 
     def _changed_arrival(self, observation: Observation, taken: set[Cell],
                          set_aside: set[Cell]) -> tuple[Cell | None, bool]:
