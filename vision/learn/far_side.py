@@ -90,7 +90,8 @@ def far_side_shift(
     heights_m: FloatArray, short_m: float, config: FarSideConfig,
 ) -> FloatArray:
     """(16,) log-odds to add to each cell's occupancy: ``-config.weight`` where the cell is
-    read occupied and its far strip looks like the empty cells', 0 elsewhere.
+    read occupied, not so surely that the shift leaves it occupied anyway, and its far strip
+    looks like the empty cells', 0 elsewhere.
 
     Parameters
     ----------
@@ -100,17 +101,25 @@ def far_side_shift(
     heights_m : (16,) read height of the piece on each cell (used where it is occupied).
     short_m : the set's short height as fitted: the strip is what a short piece hides.
     """
-    out = np.zeros(len(occupied))
-    read = np.asarray(occupied) >= 0.5
-    empty = np.asarray(occupied) < config.template_max_occupied
-    if not read.any() or not empty.any():
+    occ = np.asarray(occupied, np.float64)
+    out = np.zeros(len(occ))
+    read = occ >= 0.5
+    # Only the cells the shift can turn are checked: a surer reading stays occupied anyway.
+    q = np.clip(occ, 1e-6, 1.0 - 1e-6)
+    check = read & (np.log(q / (1.0 - q)) < config.weight)
+    empty = occ < config.template_max_occupied
+    if not check.any() or not empty.any():
         return out
     px = far_side_points(view, config)
-    lab, inside = sample_lab(frame_bgr, px)
+    need = check | empty
+    lab = np.zeros((*px.shape[:2], 3))
+    inside = np.zeros(px.shape[:2], bool)
+    lab[need], inside[need] = sample_lab(frame_bgr, px[need])
+    hs = np.where(read, np.asarray(heights_m, np.float64), short_m)
     # Template points: clear of every piece read on the board.
-    every = OcclusionMask(view, frames)
+    every = OcclusionMask(view, frames, heights_m=hs)
     for j in np.flatnonzero(read):
-        every.add(int(j), float(heights_m[j]))
+        every.add(int(j), float(hs[j]))
     cells = np.flatnonzero(empty)
     tmpl = np.full((len(cells), *lab.shape[1:]), np.nan)
     for k, j in enumerate(cells):
@@ -122,13 +131,16 @@ def far_side_shift(
     if have.any():
         template[have] = np.nanmedian(tmpl[:, have], axis=0)
     width = config.hiding_width * frames.footprint_m
-    for i in np.flatnonzero(read):
-        nearer = OcclusionMask(view, frames)
-        for j in np.flatnonzero(read):
-            if j != i and frames.depth_m[j] < frames.depth_m[i]:
-                nearer.add(int(j), float(heights_m[j]))
+    # Cells from the camera outwards: the mask holds the pieces read nearer than each cell.
+    nearer = OcclusionMask(view, frames, heights_m=hs)
+    for i in np.argsort(frames.depth_m, kind="stable"):
+        if not check[i]:
+            if read[i]:
+                nearer.add(int(i), float(hs[i]))
+            continue
         behind = inside_polygon(px[i], silhouette_polygon(view, frames, int(i), width, short_m))
         usable = behind & nearer.uncovered(px[i]) & inside[i] & have
+        nearer.add(int(i), float(hs[i]))
         if int(usable.sum()) < config.min_points:
             continue
         dist = float(np.median(np.linalg.norm(lab[i, usable] - template[usable], axis=1)))
