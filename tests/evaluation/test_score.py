@@ -108,3 +108,45 @@ def test_match_cells_is_a_permutation() -> None:
 
 def test_attributes_listed() -> None:
     assert set(ATTRIBUTES) == {"color", "shape", "height", "top"}
+
+
+SAMPLES = Path(__file__).resolve().parents[2] / "sample_images"
+
+
+def _as_read(label, change: dict[str, bool]) -> list[PredictedCell]:  # type: ignore[no-untyped-def]
+    """The label's own pieces as a reading, with the occupancy of the named cells flipped."""
+    any_piece = {"color": "dark", "shape": "round", "height": "short", "top": "solid"}
+    out = []
+    for c in label.cells:
+        occupied = (c.piece is not None) != change.get(c.cell.name, False)
+        piece = None
+        if occupied:
+            piece = {a: c.piece.value(a) for a in ATTRIBUTES} if c.piece else any_piece
+        out.append(PredictedCell(c.center_px, piece))
+    return out
+
+
+def test_occupancy_in_view_leaves_out_cells_a_still_cannot_show() -> None:
+    # A low view (31.6 degrees) of 14 pieces: a3 is empty behind tall pieces (a short piece
+    # there would hardly show), c2 and b4 hold short pieces 0.10 and 0.25 in view.
+    label = load_label(SAMPLES / "wood_light_low_000006.json")
+    from vision.evaluation.score import cells_in_view
+
+    hidden = {c.cell.name for c, v in zip(label.cells, cells_in_view(label), strict=True)
+              if not v}
+    assert hidden == {"a3", "c2", "b4"}
+    s = score_image(label, _as_read(label, {"a3": True, "c2": True}))
+    assert s.occupancy_errors == 2 and s.occupancy_errors_in_view == 0
+    assert s.cells_in_view == 13 and not s.fully_right
+    assert "a3: occupancy false (hidden)" in s.errors
+    # A cell in full view still counts in both.
+    s = score_image(label, _as_read(label, {"a3": True, "d1": True}))
+    assert (s.occupancy_errors, s.occupancy_errors_in_view) == (2, 1)
+    report = score_all([(label, _as_read(label, {"a3": True, "d1": True}))])
+    assert report.as_dict()["overall"]["occupancy_errors_in_view"] == 1  # type: ignore[index]
+
+
+def test_occupancy_in_view_is_every_cell_without_piece_sizes(tmp_path: Path) -> None:
+    label = load_label(_label(tmp_path))
+    s = score_image(label, _prediction())
+    assert s.cells_in_view == 16 and s.occupancy_errors_in_view == 0

@@ -122,6 +122,7 @@ def format_report(run: EvaluationRun, *, failures: int = 0) -> str:
         return (
             f"{name:<16} images={t['images']:<4} found={t['boards_found']:<4} "
             f"occ_err={t['occupancy_errors']}/{t['cells']} "
+            f"(in view {t['occupancy_errors_in_view']}/{t['cells_in_view']}) "
             f"pieces_wrong={t['pieces_any_attribute_wrong']}/{t['pieces_judged']} "
             f"({_pct(t['pieces_wrong_rate'])}) fully_right={t['boards_fully_right']}/"
             f"{t['boards_found']} ({_pct(t['boards_fully_right_rate'])}) {per}"

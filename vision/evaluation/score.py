@@ -4,7 +4,10 @@ Cells are matched by image position (an optimal one-to-one matching of ``center_
 board's labelling is only defined up to its symmetry. A piece is judged only when its
 ``visible_fraction`` is at least 0.6, its ``top`` only when ``top_visible_fraction`` is at least
 0.5. An attribute reported as unknown (``None``) counts as wrong. Occupancy is judged on every
-cell. Results can be split by elevation band and board style.
+cell, as the outside scorer does, however hidden the cell is. A second count judges it only
+where a still can show it (:func:`cells_in_view`): a piece at least ``MIN_OCCUPANCY_VISIBLE``
+in view, or an empty cell where a short piece would be. Results can be split by elevation band
+and board style.
 """
 
 from __future__ import annotations
@@ -23,6 +26,11 @@ from vision.rules.pieces import ATTRIBUTES
 #: Judging limits of the outside scorer (photoreal_dev README).
 MIN_VISIBLE = 0.6
 MIN_TOP_VISIBLE = 0.5
+
+#: The in-view occupancy count (:func:`cells_in_view`): a cell's occupancy counts as shown by
+#: a still when its piece, or for an empty cell a short piece standing there, is at least this
+#: share in view. Session 28's bands: under 0.3 in view, the readers barely see a piece at all.
+MIN_OCCUPANCY_VISIBLE = 0.3
 
 
 @dataclass(frozen=True)
@@ -49,6 +57,8 @@ class Tally:
     boards_found: int = 0
     cells: int = 0
     occupancy_errors: int = 0
+    cells_in_view: int = 0
+    occupancy_errors_in_view: int = 0
     pieces_judged: int = 0
     pieces_wrong: int = 0
     boards_fully_right: int = 0
@@ -70,6 +80,8 @@ class Tally:
             "cells": self.cells,
             "occupancy_errors": self.occupancy_errors,
             "occupancy_error_rate": rate(self.occupancy_errors, self.cells),
+            "cells_in_view": self.cells_in_view,
+            "occupancy_errors_in_view": self.occupancy_errors_in_view,
             "pieces_judged": self.pieces_judged,
             "pieces_any_attribute_wrong": self.pieces_wrong,
             "pieces_wrong_rate": rate(self.pieces_wrong, self.pieces_judged),
@@ -100,6 +112,9 @@ class ImageScore:
     confusion: dict[str, dict[tuple[str, str], int]]
     centre_error_share: float | None
     errors: tuple[str, ...]
+    #: Cells whose occupancy a still can show (:func:`cells_in_view`) and the errors there.
+    cells_in_view: int = 0
+    occupancy_errors_in_view: int = 0
 
     @property
     def fully_right(self) -> bool:
@@ -119,6 +134,8 @@ def score_image(label: Label, predicted: Sequence[PredictedCell] | None) -> Imag
     spacing = label.cell_spacing_px
     centre_err = float(np.median(np.linalg.norm(pred_xy[match] - true_xy, axis=1)) / spacing)
     occ_err = judged = wrong = 0
+    in_view = cells_in_view(label)
+    occ_err_in_view = 0
     a_judged = dict(empty_attr)
     a_err = dict(empty_attr)
     errors: list[str] = []
@@ -126,8 +143,10 @@ def score_image(label: Label, predicted: Sequence[PredictedCell] | None) -> Imag
         pred = predicted[int(match[k])]
         if (truth.piece is None) != (pred.piece is None):
             occ_err += 1
+            occ_err_in_view += int(in_view[k])
             kind = "missed" if pred.piece is None else "false"
-            errors.append(f"{truth.cell.name}: occupancy {kind}")
+            hidden = "" if in_view[k] else " (hidden)"
+            errors.append(f"{truth.cell.name}: occupancy {kind}{hidden}")
             continue
         if truth.piece is None or pred.piece is None or truth.visible_fraction < MIN_VISIBLE:
             continue
@@ -146,7 +165,45 @@ def score_image(label: Label, predicted: Sequence[PredictedCell] | None) -> Imag
             wrong += 1
             errors.append(f"{truth.cell.name}: " + ", ".join(bad))
     return ImageScore(True, len(label.cells), occ_err, judged, wrong, a_judged, a_err, conf,
-                      centre_err, tuple(errors))
+                      centre_err, tuple(errors), int(sum(in_view)), occ_err_in_view)
+
+
+def cells_in_view(label: Label) -> list[bool]:
+    """Per label cell, whether a still can show its occupancy: a piece at least
+    ``MIN_OCCUPANCY_VISIBLE`` in view (the label's own share), or, on an empty cell, a short
+    piece of the set standing there would be, given the label's pieces nearer the camera at
+    their heights (``vision.read.visibility.OcclusionMask``, silhouettes as wide as the set's
+    widest footprint, its diagonal for square pieces). Behind a tall piece a still can say "no
+    tall piece here" but not "empty or short". All True when the label gives no board or no
+    piece sizes (every cell judged, as before)."""
+    view = label.board_view
+    sizes = label.raw.get("pieces_set") if isinstance(label.raw, dict) else None
+    keys = ("round_diameter_m", "square_side_m", "short_height_m", "tall_height_m")
+    if view is None or not isinstance(sizes, dict) or any(k not in sizes for k in keys):
+        return [True] * len(label.cells)
+    from vision.read.geometry import cell_frames
+    from vision.read.visibility import OcclusionMask
+    from vision.rules.board import ALL_CELLS
+
+    width = max(float(sizes["round_diameter_m"]), float(sizes["square_side_m"]) * 2 ** 0.5)
+    frames = cell_frames(view, width / view.spec.cell_diameter_m)
+    short_m, tall_m = float(sizes["short_height_m"]), float(sizes["tall_height_m"])
+    index = {c: i for i, c in enumerate(ALL_CELLS)}
+    heights: dict[int, float] = {
+        index[c.cell]: tall_m if c.piece.value("height") == "tall" else short_m
+        for c in label.cells if c.piece is not None}
+    out = []
+    for c in label.cells:
+        if c.piece is not None:
+            out.append(c.visible_fraction >= MIN_OCCUPANCY_VISIBLE)
+            continue
+        i = index[c.cell]
+        mask = OcclusionMask(view, frames, width_factor=1.0)
+        for j, h in heights.items():
+            if frames.depth_m[j] < frames.depth_m[i]:
+                mask.add(j, h)
+        out.append(mask.visible_fraction(i, short_m) >= MIN_OCCUPANCY_VISIBLE)
+    return out
 
 
 def add_to(tally: Tally, s: ImageScore) -> None:
@@ -157,6 +214,8 @@ def add_to(tally: Tally, s: ImageScore) -> None:
         return
     tally.boards_found += 1
     tally.occupancy_errors += s.occupancy_errors
+    tally.cells_in_view += s.cells_in_view
+    tally.occupancy_errors_in_view += s.occupancy_errors_in_view
     tally.pieces_judged += s.pieces_judged
     tally.pieces_wrong += s.pieces_wrong
     tally.boards_fully_right += int(s.fully_right)

@@ -164,6 +164,57 @@ class BoardColourConfig:
 
 
 @dataclass(frozen=True)
+class FarSideConfig:
+    """Knobs of the far-side check (``vision.learn.far_side``): a cell read occupied whose
+    board strip just behind it, which a piece standing there would hide, shows the same
+    marking as the empty cells' is made less likely occupied. Validated on construction."""
+
+    #: Off by default (the knob): see docs/design.md, session 33 (helper-33e).
+    enabled: bool = False
+    #: The strip: a polar grid around each cell centre, radii in ring diameters (a piece's
+    #: footprint reaches 0.36: the ring itself is at 0.5) ...
+    radii_rings: tuple[float, ...] = (0.40, 0.46, 0.52, 0.58, 0.64)
+    #: ... and angles every this many degrees (only the points a short piece on the cell
+    #: would hide are used: from low views, the far half).
+    angle_step_deg: float = 10.0
+    #: Width of that short piece's silhouette in the reader's nominal footprints (1: the
+    #: footprint itself, so a piece standing a few millimetres off centre still hides them).
+    hiding_width: float = 1.0
+    #: Pieces are drawn at least this high, in ring diameters (short, tall), for the masks of
+    #: what they cover: the heights fitted on a crowded low view are often too low (on
+    #: fresh1356's low views the fitted short height was 0.76 ring diameters where the set's
+    #: was 0.91), and a mask too small lets a piece's own body into the empty cells' strip.
+    min_heights_rings: tuple[float, float] = (0.9, 1.5)
+    #: Cells read under this P(occupied) give the empty cells' strip (their median).
+    template_max_occupied: float = 0.2
+    #: At least this many usable points (hidden by a piece on the cell, covered by no nearer
+    #: piece read, with a template value), or the cell is left alone.
+    min_points: int = 8
+    #: The strip matches the empty cells' when the median Lab distance is under this ...
+    max_distance: float = 10.0
+    #: ... and the lightness pattern correlates above this (a piece's body has neither the
+    #: marking's lines nor its place).
+    min_correlation: float = 0.3
+    #: Nats taken off the fused occupancy log-odds of a matching cell (a reading surer than
+    #: 0.95 stays occupied).
+    weight: float = 3.0
+
+    def __post_init__(self) -> None:
+        if not self.radii_rings or any(r <= 0 for r in self.radii_rings):
+            raise ValueError(f"radii_rings must be positive, got {self.radii_rings!r}")
+        if not 0.0 < self.angle_step_deg <= 90.0:
+            raise ValueError(f"angle_step_deg must be within (0, 90], got "
+                             f"{self.angle_step_deg!r}")
+        if self.min_points < 2:
+            raise ValueError(f"min_points must be at least 2, got {self.min_points!r}")
+        if not 0.0 <= self.template_max_occupied <= 0.5:
+            raise ValueError(f"template_max_occupied must be within [0, 0.5], got "
+                             f"{self.template_max_occupied!r}")
+        if self.weight < 0 or self.hiding_width <= 0:
+            raise ValueError("weight must be non-negative and hiding_width positive")
+
+
+@dataclass(frozen=True)
 class LearnedReaderConfig:
     """Decision knobs of :func:`vision.learn.read_cells_learned`. Validated on construction."""
 
@@ -225,6 +276,8 @@ class LearnedReaderConfig:
     #: forward pass (the default), or ``"opencv"`` through ``cv2.dnn`` (a pass 10% faster,
     #: equal up to float rounding, the reader 0.6 ms faster; session 32).
     cnn_engine: str = DEFAULT_ENGINE
+    #: The far-side check of the fused reading (``vision.learn.far_side``; off by default).
+    far_side: FarSideConfig = field(default_factory=FarSideConfig)
 
     def __post_init__(self) -> None:
         check_engine(self.cnn_engine)
@@ -236,7 +289,7 @@ class LearnedReaderConfig:
                              f"{self.plane_search_max_elevation_deg!r}")
         for f in fields(self):
             if f.name in ("board_heights", "plane_scales", "plane_search_max_elevation_deg",
-                          "cnn_engine"):
+                          "cnn_engine", "far_side"):
                 continue
             value = getattr(self, f.name)
             if not 0.0 <= value <= 1.0:

@@ -26,7 +26,7 @@ from vision.geometry.board_view import BoardView
 from vision.io import check_frame
 from vision.learn.board_colours import board_colour_evidence
 from vision.learn.cnn import ConvCellModel
-from vision.learn.config import BoardColourConfig, LearnedReaderConfig
+from vision.learn.config import BoardColourConfig, FarSideConfig, LearnedReaderConfig
 from vision.learn.odds_calibration import OddsCalibration
 from vision.read.config import ReaderConfig
 from vision.read.decode import decode_pieces
@@ -242,6 +242,9 @@ def read_cells_fused(
     learned = read_cells_learned(frame_bgr, view, model=model, config=config, planes=planes,
                                  decode=False)
     occ, odds = _fused_odds(hand, learned, weights)
+    far = (config or LearnedReaderConfig()).far_side
+    if far.enabled:
+        occ = _far_side_checked(occ, odds, feats, frame_bgr, view, far)
     unseen = _unseen_tops(learned, config or LearnedReaderConfig())
     if not guess_hidden_tops:
         odds = [{**o, "top": None} if u else o for o, u in zip(odds, unseen, strict=True)]
@@ -260,6 +263,25 @@ def read_cells_fused(
     odds = (calibration or _DEFAULT_CALIBRATION).apply(odds, visible)
     guessed = [u and o["top"] is not None for o, u in zip(odds, unseen, strict=True)]
     return _decoded(hand, learned, occ, odds, guessed)
+
+
+def _far_side_checked(occ: list[float], odds: list[dict[str, float | None]],
+                      feats: CellFeatures, frame_bgr: NDArray[np.uint8], view: BoardView,
+                      config: FarSideConfig) -> list[float]:
+    """``occ`` with the far-side check applied (``vision.learn.far_side``): pieces read at
+    the fused height, the strip hidden by a short piece of the set, each height as fitted but
+    at least ``config.min_heights_rings``."""
+    from vision.learn.far_side import far_side_shift
+
+    fit = feats.heights
+    ring = view.spec.cell_diameter_m
+    short_m = max(fit.short_m, config.min_heights_rings[0] * ring)
+    tall_m = max(fit.tall_m, config.min_heights_rings[1] * ring)
+    heights = np.array([tall_m if (o.get("height") or 0.0) >= 0.5 else short_m for o in odds])
+    shift = far_side_shift(view, feats.frames, frame_bgr, np.asarray(occ), heights, short_m,
+                           config)
+    return [p if s == 0.0 else _sigmoid(_logit(p) + float(s))
+            for p, s in zip(occ, shift, strict=True)]
 
 
 def _unseen_tops(learned: Observation, config: LearnedReaderConfig) -> list[bool]:
