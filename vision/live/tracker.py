@@ -986,11 +986,12 @@ class StateTracker:
     def _unique_rise(self, observation: Observation, taken: set[Cell]) -> Cell | None:
         """After a hand, the one free cell mostly hidden (the reader's share) whose occupancy
         rose at least ``unique_rise_min`` nats while every other free cell rose less than
-        ``unique_rise_ratio`` of that, reading ``unique_rise_level`` or more now, when the
-        image changed on no other free cell as a whole piece would
+        ``unique_rise_ratio`` of that, reading ``unique_rise_level`` or more now
         (``TrackerConfig.hidden_arrival_unique_rise``). A short piece straight behind a tall
         one shows nothing or a sliver, and its shadow falls outside the silhouettes the
-        change scores model; the other free cells' readings stay as they were."""
+        change scores model; the other free cells' readings stay as they were. The image's
+        change is not asked: a piece behind others changes the silhouettes of the cells in
+        front of it, which read empty in view."""
         cfg = self.config
         if not self._hand_since_settle:
             return None
@@ -1000,13 +1001,10 @@ class StateTracker:
             return None
         cell = max(free, key=lambda c: rises[c])
         rise = rises[cell]
-        change = self._change or {}
         if (rise < cfg.unique_rise_min
                 or any(rises[c] >= cfg.unique_rise_ratio * rise for c in free if c != cell)
                 or observation.reading(cell).visible_fraction >= cfg.hidden_arrival_max_visible
-                or observation.reading(cell).occupied_probability < cfg.unique_rise_level
-                or any(change.get(c, 0.0) >= cfg.change_arrival_weak_min
-                       for c in free if c != cell)):
+                or observation.reading(cell).occupied_probability < cfg.unique_rise_level):
             return None
         return cell
 

@@ -207,8 +207,7 @@ class TrackerConfig:
     #: (``hidden_arrival_max_visible``) whose occupancy rose at least
     #: ``unique_rise_min`` nats while every other free cell rose less than
     #: ``unique_rise_ratio`` of that, that reads at least ``unique_rise_level`` occupied
-    #: after the hand, and where the image changed on no other free cell as a whole piece
-    #: would (``change_arrival_weak_min``). A short piece put straight behind a recorded
+    #: after the hand. A short piece put straight behind a recorded
     #: tall one at a low view shows nothing or a sliver: fresh low-angle 1032106 (33-37
     #: degrees) read 0.23 -> 0.47 (1.09 nats, every other free cell within 0.04) with the
     #: change on its shadow outside any modelled silhouette (0.00); 1032109 read 0.20 ->
