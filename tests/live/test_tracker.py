@@ -1775,3 +1775,43 @@ def test_a_held_echo_does_not_make_a_new_cell_beside_it_doubtful(knob, moves):
     obs = _with_occupancy(_echo_of(feed, b3, b2, p_occupied=0.93), d4, 0.86)
     feed.frames(2.0, obs=obs)
     assert [e["name"] for e in feed.events if e["type"] == "move"] == moves
+
+
+@pytest.mark.parametrize("before, after, seen, other, change, knob, moved", [
+    (0.23, 0.47, 0.0, 0.03, {"c2": 0.05}, True, True),  # 1032106: 1.09 nats, the rest still
+    (0.23, 0.47, 0.0, 0.03, {"c2": 0.05}, False, False),  # knob off: under 1.5, no change
+    (0.20, 0.38, 0.1, 0.0364, {"c1": 0.24}, True, True),  # 1032109: 0.88, next 0.20
+    (0.20, 0.38, 0.1, 0.06, {"c1": 0.24}, True, False),  # c2 rose 0.72 too: not unique
+    (0.05, 0.11, 0.0, 0.03, {}, True, False),  # 0.85 nats but still reads empty
+    (0.23, 0.33, 0.0, 0.03, {}, True, False),  # 0.50 nats: a re-read's drift
+    (0.23, 0.47, 0.9, 0.03, {}, True, False),  # in view and read unsurely: no hidden piece
+    # the image changed on a free cell in view that reads empty: the new piece behind it
+    # seen over that cell's silhouette, as on low-angle dev game 3033900 (0.36), not a veto
+    (0.23, 0.47, 0.0, 0.03, {"c2": 0.36}, True, True),
+])
+def test_a_hidden_cell_whose_rise_alone_stands_out_is_the_move(
+        before, after, seen, other, change, knob, moved):
+    # Fresh low-angle games 1032106 and 1032109 (33-37 degrees, helper-32j): a short piece
+    # put straight behind a recorded tall one showed nothing (or a sliver); its cell read
+    # 0.23 -> 0.47 (0.20 -> 0.38) occupied, every other free cell within 0.04 (0.20 nats),
+    # and the image's change fell on the new piece's shadow, outside any modelled
+    # silhouette (0.00), or on a sliver too small for a whole piece (0.24). Both moves were
+    # lost. With ``hidden_arrival_unique_rise`` the rise's uniqueness tells the move.
+    feed = Feed(StateTracker(config=TrackerConfig(hidden_arrival_unique_rise=knob)))
+    feed.frames(1.0)
+    feed.place("a1", "LRSS")
+    feed.place("b1", "LSTS")
+    c1, c2 = Cell.from_name("c1"), Cell.from_name("c2")
+
+    def reading(p_c1, p_c2):
+        obs = readings_from_pieces(feed.pieces, visible={c1: seen})
+        return _with_occupancy(_with_occupancy(obs, c1, p_c1), c2, p_c2)
+
+    feed.frames(1.0, obs=reading(before, 0.03))
+    feed.frames(1.0, busy=True)
+    scores = {c: 0.0 for c in (c1, c2)} | {Cell.from_name(k): v for k, v in change.items()}
+    events = feed.frames(1.0, obs=reading(after, other), change=scores)
+    assert [e["name"] for e in events if e["type"] == "move"] == (["c1"] if moved else [])
+    if moved:
+        assert any("reads more occupied than before" in e.get("message", "") for e in events)
+        assert feed.tracker._hidden_guess[c1] is True  # never read: no line rests on it

@@ -126,6 +126,9 @@ class StateTracker:
         #: each cell's occupied probability on the last settled frame
         self._settled_occ: dict[Cell, float] = {}
         self._change: Mapping[Cell, float] | None = None  # this frame's change scores
+        #: the cell the last hidden arrival took by its rise's uniqueness alone
+        #: (``TrackerConfig.hidden_arrival_unique_rise``), for the warning's wording
+        self._rise_only: Cell | None = None
         #: cells recorded by a hidden arrival: their piece is a guess from no reading. True:
         #: taken on the image's change with little or no reading of its own
         #: (``TrackerConfig.change_arrival_weak``): no line through it is announced
@@ -740,6 +743,9 @@ class StateTracker:
                 hidden = withheld
                 how = (f", the image changed on {hidden.name} alone and it reads more "
                        "occupied than before, though unsurely")
+            elif hidden is not None and hidden == self._rise_only:
+                how = (f" and only {hidden.name}, hidden behind other pieces, reads more "
+                       "occupied than before (nothing of it in view changed)")
             elif hidden is not None and hidden in set_aside:
                 how = (f", the image changed on {hidden.name} alone, which read occupied "
                        "before the hand too (set aside as a neighbour's view or a flicker)")
@@ -956,6 +962,7 @@ class StateTracker:
         were not taken as moves, which may be it too). Also says whether the cell was taken
         with little or no reading of its own (:meth:`_changed_arrival`'s weak case)."""
         cfg = self.config
+        self._rise_only = None
         if not self.awaiting_move or self._view_moved or not self._settled_occ:
             return None, False
         # The reader's own share here, not ``_arrival_visible``'s: a rise with no image change
@@ -968,7 +975,38 @@ class StateTracker:
                  >= cfg.hidden_arrival_min_rise]
         if len(found) == 1:
             return found[0], False
-        return (None, False) if found else self._changed_arrival(observation, taken, set_aside)
+        if found:
+            return None, False
+        cell, weak = self._changed_arrival(observation, taken, set_aside)
+        if cell is None and cfg.hidden_arrival_unique_rise:
+            cell = self._rise_only = self._unique_rise(observation, taken)
+            weak = cell is not None
+        return cell, weak
+
+    def _unique_rise(self, observation: Observation, taken: set[Cell]) -> Cell | None:
+        """After a hand, the one free cell mostly hidden (the reader's share) whose occupancy
+        rose at least ``unique_rise_min`` nats while every other free cell rose less than
+        ``unique_rise_ratio`` of that, reading ``unique_rise_level`` or more now
+        (``TrackerConfig.hidden_arrival_unique_rise``). A short piece straight behind a tall
+        one shows nothing or a sliver, and its shadow falls outside the silhouettes the
+        change scores model; the other free cells' readings stay as they were. The image's
+        change is not asked: a piece behind others changes the silhouettes of the cells in
+        front of it, which read empty in view."""
+        cfg = self.config
+        if not self._hand_since_settle:
+            return None
+        free = [r.cell for r in observation.cells if r.cell not in taken]
+        rises = {c: self._occupancy_rise(observation, c) for c in free}
+        if not rises:
+            return None
+        cell = max(free, key=lambda c: rises[c])
+        rise = rises[cell]
+        if (rise < cfg.unique_rise_min
+                or any(rises[c] >= cfg.unique_rise_ratio * rise for c in free if c != cell)
+                or observation.reading(cell).visible_fraction >= cfg.hidden_arrival_max_visible
+                or observation.reading(cell).occupied_probability < cfg.unique_rise_level):
+            return None
+        return cell
 
     def _changed_arrival(self, observation: Observation, taken: set[Cell],
                          set_aside: set[Cell]) -> tuple[Cell | None, bool]:

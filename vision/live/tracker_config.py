@@ -202,6 +202,22 @@ class TrackerConfig:
     change_arrival_weak: bool = True
     change_arrival_weak_min: float = 0.3
     change_arrival_weak_rise: float = 0.5
+    #: ...or, when neither the rise nor the image names the cell, by the uniqueness of a
+    #: smaller rise: after a hand, the one free cell mostly hidden by the reader's share
+    #: (``hidden_arrival_max_visible``) whose occupancy rose at least
+    #: ``unique_rise_min`` nats while every other free cell rose less than
+    #: ``unique_rise_ratio`` of that, that reads at least ``unique_rise_level`` occupied
+    #: after the hand. A short piece put straight behind a recorded
+    #: tall one at a low view shows nothing or a sliver: fresh low-angle 1032106 (33-37
+    #: degrees) read 0.23 -> 0.47 (1.09 nats, every other free cell within 0.04) with the
+    #: change on its shadow outside any modelled silhouette (0.00); 1032109 read 0.20 ->
+    #: 0.38 (0.88 nats, next 0.20), change 0.24; each move was lost (helper-32j). The
+    #: piece is taken as a hidden guess, never read: a line through it is announced only
+    #: when the other cells' readings leave its values certain (``gate_forced_values``).
+    hidden_arrival_unique_rise: bool = False
+    unique_rise_min: float = 0.75
+    unique_rise_ratio: float = 1.0 / 3.0
+    unique_rise_level: float = 0.3
     #: A turn that showed no new cell, where a cell recorded earlier as a hidden guess reads
     #: much more occupied (``hidden_arrival_min_rise``): the piece came now, the guess was
     #: early; re-take the guess's move as this turn's (``StateTracker._retake_guess``).
