@@ -38,7 +38,17 @@ def main() -> None:
     parser.add_argument("--reader", choices=READERS, default="fused",
                         help="cell reader to score (default: fused, the one analyze and watch "
                              "use; geometric was this script's only reader until session 13)")
+    parser.add_argument("--top-band-weight", type=float, metavar="W",
+                        help="weight of the fused reader's band cue between each piece's two "
+                             "possible tops (vision.read.top_band; default: the packaged "
+                             "TopBandConfig, off)")
     args = parser.parse_args()
+    if args.top_band_weight is not None:
+        from dataclasses import replace
+
+        import vision.learn.fuse as fuse
+
+        fuse.DEFAULT_TOP_BAND = replace(fuse.DEFAULT_TOP_BAND, weight=args.top_band_weight)
     read = cell_reader(args.reader)
 
     if args.real_photos:

@@ -34,6 +34,7 @@ from vision.read.exposure import ExposureConfig, normalise_exposure
 from vision.read.heights import SetMemory
 from vision.read.observation import CellReading, Observation
 from vision.read.reader import CellFeatures
+from vision.read.top_band import TopBandConfig, band_features, band_log_odds, guided_heights
 from vision.rules.board import Cell
 from vision.rules.pieces import ATTRIBUTES, Piece
 
@@ -52,6 +53,10 @@ HAND_LEARNED_WEIGHTS: tuple[float, float] = (0.2, 0.8)
 
 #: The packaged odds calibration, built once (not on every frame).
 _DEFAULT_CALIBRATION = OddsCalibration()
+
+#: The band cue between a piece's two possible tops (``vision.read.top_band``), as
+#: :func:`read_cells_fused` uses it unless told otherwise.
+DEFAULT_TOP_BAND = TopBandConfig()
 
 
 def _logit(p: float) -> float:
@@ -186,6 +191,7 @@ def read_cells_fused(
     heights: SetMemory | None = None,
     known: Mapping[Cell, Piece] | None = None,
     guess_hidden_tops: bool = False,
+    top_band: TopBandConfig | None = None,
 ) -> Observation:
     """Read a board with both the hand-crafted and the learned reader (the reader ``analyze``
     and ``watch`` use).
@@ -218,6 +224,9 @@ def read_cells_fused(
         default: ``analyze``) or keeps the fused odds, marked ``guessed`` (True: ``watch``,
         whose record takes the likeliest piece either way, and whose line check announces
         no Quarto resting on a guessed value, ``TrackerConfig.gate_unseen_values``).
+    top_band : knobs of the height evidence from the band between each piece's two possible
+        tops (``vision.read.top_band``; default :data:`DEFAULT_TOP_BAND`, ``weight=0``
+        switches it off).
 
     Returns
     -------
@@ -261,6 +270,9 @@ def read_cells_fused(
             sampled_tall=feats.heights.tall_probability if cfg.unread_cell_parts else None)
     odds = with_board_colours(odds, occ, visible, parts, cfg, known_dark)
     odds = (calibration or _DEFAULT_CALIBRATION).apply(odds, visible)
+    band = DEFAULT_TOP_BAND if top_band is None else top_band
+    if band.weight > 0:
+        odds = with_top_band(odds, occ, visible, feats, view, band)
     guessed = [u and o["top"] is not None for o, u in zip(odds, unseen, strict=True)]
     return _decoded(hand, learned, occ, odds, guessed)
 
@@ -282,6 +294,34 @@ def _far_side_checked(occ: list[float], odds: list[dict[str, float | None]],
                            config)
     return [p if s == 0.0 else _sigmoid(_logit(p) + float(s))
             for p, s in zip(occ, shift, strict=True)]
+
+
+def with_top_band(
+    odds: list[dict[str, float | None]], occ: list[float], visible: list[float],
+    feats: CellFeatures, view: BoardView, config: TopBandConfig,
+) -> list[dict[str, float | None]]:
+    """``odds`` with the band cue's log-likelihood ratio (``vision.read.top_band``) added,
+    at ``config.weight``, to the height of every occupied cell seen at least
+    ``config.min_visible`` from at most ``config.max_elevation_deg`` whose two possible tops
+    lie ``config.min_gap_f`` footprints apart or more; other cells keep theirs."""
+    p_tall = np.array([0.5 if o["height"] is None else float(o["height"]) for o in odds])
+    seen = np.array([o["height"] is not None and p >= 0.5 and v >= config.min_visible
+                     for o, p, v in zip(odds, occ, visible, strict=True)])
+    if not seen.any():
+        return odds
+    pr = feats.profiles
+    pair = guided_heights(pr.score(), pr.heights_m, p_tall, seen, feats.frames.footprint_m)
+    short_m, tall_m = pair or (feats.heights.short_m, feats.heights.tall_m)
+    features, gap_f = band_features(view, feats.frames, feats.patch, short_m, tall_m, pr.rim,
+                                    pr.side, pr.spread, pr.heights_m, p_tall, seen)
+    llr = band_log_odds(features, config)
+    low = feats.frames.top_sine <= math.sin(math.radians(config.max_elevation_deg))
+    out = []
+    for i, o in enumerate(odds):
+        if seen[i] and low[i] and gap_f[i] >= config.min_gap_f:
+            o = {**o, "height": _sigmoid(_logit(float(p_tall[i])) + config.weight * float(llr[i]))}
+        out.append(o)
+    return out
 
 
 def _unseen_tops(learned: Observation, config: LearnedReaderConfig) -> list[bool]:
