@@ -38,8 +38,9 @@ board's outlines refined onto straight edges (``_outline_search``): a crowded bo
 from low down hides most rings, while its four sides and the pieces' feet on its cells
 (the network's peaks) stay in view; such a grid must find the board's sides again where
 it puts them. Last, the network's full lattices are fitted again from each ring size and
-cell shape in turn (``_radius_search``): a lattice a few tenths of a pitch off sizes its
-cells on the pieces' outlines, and a fit from the rings' own size can still find them.
+cell shape in turn (``_radius_search``, off unless ``radius_search_steps`` is set): a
+lattice a few tenths of a pitch off sizes its cells on the pieces' outlines, and a fit
+from the rings' own size can still find them.
 """
 
 from __future__ import annotations
