@@ -187,6 +187,19 @@ class LocateConfig:
     #: more off on the development misses, the boards found 0.08-0.17).
     outline_search_max_corner_pitch: float = 0.25
 
+    # --- the network's lattices sized again (``finder._radius_search``) -------------------
+    #: When every search above finds nothing, each of the network's full lattices
+    #: (``peak_full_lattice`` peaks or more) is fitted again from each cell shape and each
+    #: of ``radius_search_steps`` ring radii evenly over ``ring_radius_range``, instead of
+    #: the one radius whose outlines meet the most edges where the lattice lies
+    #: (``size_outlines``): on a crowded board seen from low down the lattice lies a few
+    #: tenths of a pitch off (feet and missing cells), the pieces' outlines there make the
+    #: most edges, and the fit from that radius stays on them. A grid so fitted is taken at
+    #: the network's own bar (``min_peak_board_score``), the best judged one. 0 (the
+    #: default) turns the search off: measured in session 33 (docs/design.md) it found 9
+    #: more of 2500 development boards, one of them 0.44 pitch off; 5 is the measured value.
+    radius_search_steps: int = 0
+
     # --- board outlines (quadrilaterals) --------------------------------------------------
     #: Width of the image searched for board outlines: the outline is big, 480 px is plenty.
     quad_width_px: int = 480
@@ -503,6 +516,9 @@ class LocateConfig:
                 "zoom_max_regions >= 1, zoom_extents all > 1 and zoom_min_gain >= 1, got "
                 f"{self.zoom_min_peaks!r}, {self.zoom_link!r}, {self.zoom_max_regions!r}, "
                 f"{self.zoom_extents!r}, {self.zoom_min_gain!r}")
+        if self.radius_search_steps < 0 or self.radius_search_steps == 1:
+            raise ValueError("radius_search_steps must be 0 (off) or >= 2, got "
+                             f"{self.radius_search_steps!r}")
         if (self.outline_search_side_step <= 0 or self.outline_search_max_corner_pitch <= 0
                 or self.outline_search_lattices < 0 or self.outline_search_max_grids < 1):
             raise ValueError(

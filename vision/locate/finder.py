@@ -37,7 +37,10 @@ the frame (step 5) like any other. When that finds nothing too, grids are placed
 board's outlines refined onto straight edges (``_outline_search``): a crowded board seen
 from low down hides most rings, while its four sides and the pieces' feet on its cells
 (the network's peaks) stay in view; such a grid must find the board's sides again where
-it puts them.
+it puts them. Last, the network's full lattices are fitted again from each ring size and
+cell shape in turn (``_radius_search``, off unless ``radius_search_steps`` is set): a
+lattice a few tenths of a pitch off sizes its cells on the pieces' outlines, and a fit
+from the rings' own size can still find them.
 """
 
 from __future__ import annotations
@@ -335,6 +338,8 @@ def find_board(
                       fitted[4])
     if fitted is None and config.outline_search:
         fitted = _outline_search(frame, work, work_f, edge, peaks, config)
+    if fitted is None and config.radius_search_steps:
+        fitted = _radius_search(work_f, edge, peaks, config)
     if fitted is None:
         return BoardNotFound(reason)
     H_work, radius, score, edge, lay = fitted
@@ -617,6 +622,36 @@ def _outline_search(frame: NDArray[np.uint8], work: NDArray[np.uint8],
     if best is None or best[2] < config.min_board_score:
         return None
     log.debug("board placed inside its outline (score %.2f)", best[2])
+    return best
+
+
+def _radius_search(work_f: NDArray[np.float32], edge: EdgeConfig,
+                   peaks: tuple[FloatArray, FloatArray], config: LocateConfig,
+                   ) -> Fitted | None:
+    """The network's full lattices (``peak_full_lattice`` peaks or more) fitted again from
+    every cell shape and each of ``radius_search_steps`` ring radii over
+    ``ring_radius_range``, each start fitted and judged alone as ``fit_grid`` does (the
+    peaks counted, the fit kept near the lattice); the best grid judged at
+    ``min_peak_board_score`` or more (work pixels), or None.
+
+    ``size_outlines`` sizes a lattice's cells by the radius whose outlines meet the most
+    edges where the lattice lies; on a crowded board seen from low down the lattice lies a
+    few tenths of a pitch off and the pieces' outlines make those edges, and the fit from
+    that radius stays on them, while the fit from the rings' own size finds the rings."""
+    hyps = [h for h in peak_hypotheses(peaks[0], peaks[1], config)
+            if h.inliers >= config.peak_full_lattice]
+    radii = np.linspace(*config.ring_radius_range, config.radius_search_steps)
+    best: Fitted | None = None
+    for hyp in hyps:
+        for shape in ("circle", "square"):
+            for r in radii:
+                start = replace(hyp, radius=float(r), shape=shape, support=None)
+                f = fit_grid(work_f, [start], config, edge, peaks=peaks[0])
+                if f is not None and (best is None or f[2] > best[2]):
+                    best = f
+    if best is None or best[2] < config.min_peak_board_score:
+        return None
+    log.debug("board found from a lattice sized again (score %.2f)", best[2])
     return best
 
 
