@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 from tests.read.synth import make_view, paint
+from tests.read.test_reader_synthetic import SCENE as READER_SCENE
 from vision.learn.fuse import with_top_band
 from vision.read.reader import CellFeatures, measure_cells
 from vision.read.top_band import (
@@ -18,15 +19,8 @@ from vision.read.top_band import (
 from vision.rules.board import Cell
 from vision.rules.pieces import Piece
 
-SCENE = {
-    Cell(0, 0): Piece.from_symbol("LRTH"),
-    Cell(1, 2): Piece.from_symbol("DSSS"),
-    Cell(2, 1): Piece.from_symbol("LSSH"),
-    Cell(3, 3): Piece.from_symbol("DRTS"),
-    Cell(3, 0): Piece.from_symbol("LRSS"),
-    Cell(0, 3): Piece.from_symbol("DSTH"),
-    Cell(2, 3): Piece.from_symbol("DRSH"),
-}
+# The reader's synthetic scene, with one more short piece.
+SCENE = {**READER_SCENE, Cell(2, 3): Piece.from_symbol("DRSH")}
 TALL = {c.index: p.value("height") == "tall" for c, p in SCENE.items()}
 
 
