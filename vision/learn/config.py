@@ -145,6 +145,15 @@ class BoardColourConfig:
     #: breaks 1031006, on stills 1355000-499 it turns 2 more pieces wrong (docs/design.md,
     #: session 32, helper-32f).
     unread_cell_parts: bool = False
+    #: The geometric reader's colour samples of a cell (its top and near side, taken at the
+    #: height it fitted there) are dropped where most of their points fall on a NEARER piece's
+    #: silhouette: the pieces of the fused reading or the game record in front along the line
+    #: of sight, each at its own height (``fuse._unoccluded``; ``min_top_visible`` and
+    #: ``min_side_visible`` of the points must be clear). The geometric reader checks only the
+    #: pieces it read itself, at its heights, the top of a cell it read occupied and never the
+    #: near side (the piece's whole silhouette only). Fresh game 1032020 move 11: a dark short
+    #: piece half hidden behind a light tall one, its "side" sampled on the light piece in front.
+    occluded_parts: bool = False
 
     def __post_init__(self) -> None:
         if self.anchor_doubt < 0 or self.record_weight < 0:
