@@ -415,3 +415,61 @@ def test_colour_samples_on_a_nearer_piece_are_left_out() -> None:
     # A short piece in front (at its own height) hides none of it there.
     parts, out, front, behind = run(45.0, 0.4, 0.9, 0.1, drawn_tall=False)
     np.testing.assert_array_equal(out[1], parts[1])
+
+
+def test_colours_sampled_at_another_height_than_the_pieces_are_measured_again() -> None:
+    """Fresh game 1032020 move 11: the geometric reader read the dark short piece's cell empty
+    and sampled it at the tall height its fit gave the cell; the "top" there was the light
+    piece behind. With ``resampled_parts`` a cell whose piece's height (the record's, else the
+    fused reading's) is not the one sampled has its top and near side measured again at the
+    piece's height: its own colour. Without it the reader's samples stand (or are dropped by
+    the height checks)."""
+    from types import SimpleNamespace
+    from typing import cast
+
+    import cv2
+
+    from tests.read.synth import make_view
+    from vision.learn.fuse import _unoccluded
+    from vision.read.geometry import cell_frames, silhouette_polygon
+    from vision.read.heights import HeightFit
+    from vision.read.reader import CellFeatures
+    from vision.read.sampling import LabPatch
+    from vision.rules.board import ALL_CELLS
+    from vision.rules.pieces import Piece
+
+    view = make_view(elevation_deg=45.0, azimuth_deg=0.0, distance_m=0.4)
+    frames = cell_frames(view, 0.72)
+    f = frames.footprint_m
+    cell, _ = _front_and_behind(frames)  # nothing stands before it
+    # A dark short piece on a light scene.
+    lab = np.tile(LIGHT.astype(np.float32), (720, 1280, 1))
+    inside = np.zeros((720, 1280), np.uint8)
+    cv2.fillConvexPoly(inside, np.round(silhouette_polygon(view, frames, cell, f, 1.1 * f))
+                       .astype(np.int32), 1)
+    lab[inside > 0] = DARK
+    sampled = np.full(16, 1.1 * f)
+    sampled[cell] = 2.1 * f  # the fit gave the cell the tall height
+    feats = cast(CellFeatures, SimpleNamespace(
+        heights=HeightFit(1.1 * f, 2.1 * f, np.zeros(16)), frames=frames, height_m=sampled,
+        patch=LabPatch(lab, (0, 0))))
+    parts = [np.tile(LIGHT, (16, 1)), np.tile(LIGHT, (16, 1))]  # sampled above the piece
+    occ = [0.0] * 16
+    occ[cell] = 0.9
+    odds: list[dict[str, float | None]] = [{"color": None, "height": None}] * 16
+    odds[cell] = {"color": 0.6, "height": 0.1}  # the fused reading: short
+    # Off: the occlusion check alone keeps the samples (nothing stands in front).
+    out = _unoccluded(parts, feats, view, occ, odds, None, BoardColourConfig(occluded_parts=True))
+    np.testing.assert_array_equal(out[0], parts[0])
+    np.testing.assert_array_equal(out[1], parts[1])
+    # On: measured again at the short height, on the piece itself.
+    cfg = BoardColourConfig(resampled_parts=True)
+    out = _unoccluded(parts, feats, view, occ, odds, None, cfg)
+    np.testing.assert_allclose(out[0][cell], DARK, atol=1.0)
+    np.testing.assert_allclose(out[1][cell], DARK, atol=1.0)
+    others = [i for i in range(16) if i != cell]
+    np.testing.assert_array_equal(out[0][others], parts[0][others])
+    # The record's height wins over the fused reading's: recorded tall, sampled tall, kept.
+    known = {ALL_CELLS[cell]: Piece.from_name("dark round tall solid")}
+    out = _unoccluded(parts, feats, view, occ, odds, known, cfg)
+    np.testing.assert_array_equal(out[0][cell], parts[0][cell])

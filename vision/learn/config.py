@@ -154,6 +154,13 @@ class BoardColourConfig:
     #: near side (the piece's whole silhouette only). Fresh game 1032020 move 11: a dark short
     #: piece half hidden behind a light tall one, its "side" sampled on the light piece in front.
     occluded_parts: bool = False
+    #: Where the piece's height (the record's, else the fused reading's) is not the one the
+    #: geometric reader sampled a cell at, its top and near side are measured again at the
+    #: piece's height (with ``occluded_parts``' check of the pieces in front) instead of being
+    #: dropped (``height_checked_parts``, ``unread_cell_parts``) or kept as sampled above or
+    #: inside the piece. Fresh game 1032020 move 11: the dark short piece's cell, read empty
+    #: and sampled tall, had its "top" on the light piece behind it.
+    resampled_parts: bool = False
 
     def __post_init__(self) -> None:
         if self.anchor_doubt < 0 or self.record_weight < 0:

@@ -255,11 +255,11 @@ def read_cells_fused(
         None if (piece := known.get(r.cell)) is None else float(piece.value("color") == "dark")
         for r in hand.cells]
     parts = measured_colours(feats, cfg)
-    if cfg.height_checked_parts or cfg.unread_cell_parts:
+    if (cfg.height_checked_parts or cfg.unread_cell_parts) and not cfg.resampled_parts:
         parts = _height_checked(
             parts, hand, odds, checked=cfg.height_checked_parts,
             sampled_tall=feats.heights.tall_probability if cfg.unread_cell_parts else None)
-    if cfg.occluded_parts:
+    if cfg.occluded_parts or cfg.resampled_parts:
         parts = _unoccluded(parts, feats, view, occ, odds, known, cfg)
     odds = with_board_colours(odds, occ, visible, parts, cfg, known_dark)
     odds = (calibration or _DEFAULT_CALIBRATION).apply(odds, visible)
@@ -321,7 +321,12 @@ def _unoccluded(parts: list[NDArray[np.float64]], feats: CellFeatures, view: Boa
     some of whose points fall on a nearer silhouette is measured again (median Lab) on the
     points clear of them, or dropped when fewer than ``min_top_visible`` (top) or
     ``min_side_visible`` (side) of its points are clear. The cell's own piece never hides
-    its own samples; a part with every point clear keeps the reader's value."""
+    its own samples; a part with every point clear keeps the reader's value.
+
+    With ``resampled_parts``, a cell whose piece's height (the record's, else the fused
+    reading's) is not the one the reader sampled at has both parts measured again at the
+    piece's height, the same way (the top only where it is not seen edge-on, the reader's
+    ``min_top_sine``), instead of the reader's samples above or inside the piece."""
     fit = feats.heights
     frames = feats.frames
     heights = np.array(feats.height_m, np.float64)
@@ -334,8 +339,13 @@ def _unoccluded(parts: list[NDArray[np.float64]], feats: CellFeatures, view: Boa
             tall = float(piece.value("height") == "tall")
         if tall is not None:
             heights[i] = fit.tall_m if tall >= 0.5 else fit.short_m
-    points = [top_colour_points(view, frames, feats.height_m),
-              body_colour_points(view, frames, feats.height_m)]
+    sampled = np.asarray(feats.height_m, np.float64)
+    moved = np.zeros(16, bool)
+    if config.resampled_parts:
+        moved = heights != sampled
+        sampled = np.where(moved, heights, sampled)
+    points = [top_colour_points(view, frames, sampled), body_colour_points(view, frames, sampled)]
+    top_seen = frames.top_sine >= ReaderConfig().min_top_sine
     least = (config.min_top_visible, config.min_side_visible)
     mask = OcclusionMask(view, frames, heights_m=heights)
     looked_up = [mask.mask_pixels(p) for p in points]
@@ -343,10 +353,11 @@ def _unoccluded(parts: list[NDArray[np.float64]], feats: CellFeatures, view: Boa
     for i in np.argsort(frames.depth_m):
         for k, (pixels, inside) in enumerate(looked_up):
             clear = mask.uncovered_pixels(pixels[i], inside[i]) | ~inside[i]
-            if clear.all() or np.isnan(out[k][i]).all():
+            if not moved[i] and (clear.all() or np.isnan(out[k][i]).all()):
                 continue
             vals, valid = feats.patch.sample(points[k][i][clear])
-            if np.mean(clear) < least[k] or np.count_nonzero(valid) < 3:
+            if (np.mean(clear) < least[k] or np.count_nonzero(valid) < 3
+                    or (moved[i] and k == 0 and not top_seen[i])):
                 out[k][i] = np.nan
             else:
                 out[k][i] = np.median(vals[valid].astype(np.float64), axis=0)
