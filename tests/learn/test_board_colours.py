@@ -362,8 +362,8 @@ def test_colour_samples_on_a_nearer_piece_are_left_out() -> None:
     from vision.rules.board import ALL_CELLS
     from vision.rules.pieces import Piece
 
-    assert not BoardColourConfig().occluded_parts  # off by default
-    cfg = BoardColourConfig(occluded_parts=True)
+    assert not BoardColourConfig().occluded_parts  # off by default (on within resampling)
+    cfg = BoardColourConfig(occluded_parts=True, resampled_parts=False)
 
     def run(elevation: float, distance: float, occ_front: float, tall_front: float | None,
             known: dict | None = None, drawn_tall: bool = True,
@@ -459,11 +459,13 @@ def test_colours_sampled_at_another_height_than_the_pieces_are_measured_again() 
     odds: list[dict[str, float | None]] = [{"color": None, "height": None}] * 16
     odds[cell] = {"color": 0.6, "height": 0.1}  # the fused reading: short
     # Off: the occlusion check alone keeps the samples (nothing stands in front).
-    out = _unoccluded(parts, feats, view, occ, odds, None, BoardColourConfig(occluded_parts=True))
+    off = BoardColourConfig(occluded_parts=True, resampled_parts=False)
+    out = _unoccluded(parts, feats, view, occ, odds, None, off)
     np.testing.assert_array_equal(out[0], parts[0])
     np.testing.assert_array_equal(out[1], parts[1])
     # On: measured again at the short height, on the piece itself.
-    cfg = BoardColourConfig(resampled_parts=True)
+    cfg = BoardColourConfig()
+    assert cfg.resampled_parts  # on by default
     out = _unoccluded(parts, feats, view, occ, odds, None, cfg)
     np.testing.assert_allclose(out[0][cell], DARK, atol=1.0)
     np.testing.assert_allclose(out[1][cell], DARK, atol=1.0)

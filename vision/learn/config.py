@@ -132,6 +132,8 @@ class BoardColourConfig:
     #: (session 31, helper-31f, docs/design.md): fresh 1030000-020 exact 16 -> 17, the 36
     #: low-angle dev games 25 -> 26, 1029000-020 unchanged, no line lost or false alarm
     #: added; 1354000-499 stills (label's board) 135 -> 133 pieces wrong. On (the lead).
+    #: With ``resampled_parts`` on (the default since session 33) such a cell's parts are
+    #: measured again at the fused height instead, and this check does not run.
     height_checked_parts: bool = True
     #: The same check for a cell the geometric reader reads empty (or too hidden to read: it
     #: gives no height) while the fused reading holds a piece there: its top and near-side
@@ -152,15 +154,20 @@ class BoardColourConfig:
     #: ``min_side_visible`` of the points must be clear). The geometric reader checks only the
     #: pieces it read itself, at its heights, the top of a cell it read occupied and never the
     #: near side (the piece's whole silhouette only). Fresh game 1032020 move 11: a dark short
-    #: piece half hidden behind a light tall one, its "side" sampled on the light piece in front.
+    #: piece half hidden behind a light tall one, its "side" sampled partly on the light piece
+    #: in front. Off: alone it changed no game's events and no still's count (session 33); the
+    #: same check runs within ``resampled_parts``.
     occluded_parts: bool = False
     #: Where the piece's height (the record's, else the fused reading's) is not the one the
     #: geometric reader sampled a cell at, its top and near side are measured again at the
     #: piece's height (with ``occluded_parts``' check of the pieces in front) instead of being
     #: dropped (``height_checked_parts``, ``unread_cell_parts``) or kept as sampled above or
     #: inside the piece. Fresh game 1032020 move 11: the dark short piece's cell, read empty
-    #: and sampled tall, had its "top" on the light piece behind it.
-    resampled_parts: bool = False
+    #: and sampled tall, had its "top" on the light piece behind it, and the groups made it
+    #: light: a false "Quarto!". Measured (session 33, helper-33f, docs/design.md): that false
+    #: alarm gone, 1031004 / 1031007 / 1031100 right sooner, no other event changed on 34
+    #: games; stills 1355000-499 and 1356000-499 (label's board) 276 -> 268 pieces wrong.
+    resampled_parts: bool = True
 
     def __post_init__(self) -> None:
         if self.anchor_doubt < 0 or self.record_weight < 0:
