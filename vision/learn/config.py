@@ -165,8 +165,10 @@ class BoardColourConfig:
     #: inside the piece. Fresh game 1032020 move 11: the dark short piece's cell, read empty
     #: and sampled tall, had its "top" on the light piece behind it, and the groups made it
     #: light: a false "Quarto!". Measured (session 33, helper-33f, docs/design.md): that false
-    #: alarm gone, 1031004 / 1031007 / 1031100 right sooner, no other event changed on 34
-    #: games; stills 1355000-499 and 1356000-499 (label's board) 276 -> 268 pieces wrong.
+    #: alarm gone, no exact game lost nor false alarm added on 54 fresh and low-angle games
+    #: (1031004 / 1031007 / 1031100 / 1032013 right sooner; 1032008 and 1032019 each record
+    #: a partly seen piece's colour wrong for 2-3 s); stills 1355000-499 and 1356000-499
+    #: (label's board) 276 -> 268 pieces wrong.
     resampled_parts: bool = True
 
     def __post_init__(self) -> None:
