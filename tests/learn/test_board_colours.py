@@ -324,3 +324,154 @@ def test_colours_of_a_cell_the_geometric_reader_read_empty_are_height_checked_to
     # do all the others.
     assert not np.isnan(dropped[0][1:n]).any()
     assert np.array_equal(np.isnan(dropped[0][n:]), np.isnan(parts[0][n:]))
+
+
+def _front_and_behind(frames: object) -> tuple[int, int]:
+    """A cell of the nearest row and the cell straight behind it (the same column, seen with
+    the camera looking along the columns)."""
+    from vision.read.geometry import CellFrames
+
+    assert isinstance(frames, CellFrames)
+    order = np.argsort(frames.depth_m)
+    front = int(order[0])
+    same_col = [i for i in range(16) if i != front
+                and abs(frames.centers_m[i, 0] - frames.centers_m[front, 0]) < 1e-6]
+    behind = min(same_col, key=lambda i: frames.depth_m[i])
+    return front, behind
+
+
+def test_colour_samples_on_a_nearer_piece_are_left_out() -> None:
+    """Fresh game 1032020 move 11: a dark short piece half hidden behind a light tall one had
+    its near-side colour sampled partly on the light piece in front (the geometric reader had
+    read its cell empty, and never checks a near side point by point). With
+    ``occluded_parts`` the sample points of a cell's top and near side that fall on a nearer
+    piece's silhouette (the fused reading's or the record's pieces, each at its own height)
+    are left out: the part is measured on the others, or dropped when too few are left. The
+    cell's own piece never counts, nor does an empty cell in front."""
+    from types import SimpleNamespace
+    from typing import cast
+
+    import cv2
+
+    from tests.read.synth import make_view
+    from vision.learn.fuse import _unoccluded
+    from vision.read.geometry import cell_frames, silhouette_polygon
+    from vision.read.heights import HeightFit
+    from vision.read.reader import CellFeatures
+    from vision.read.sampling import LabPatch
+    from vision.rules.board import ALL_CELLS
+    from vision.rules.pieces import Piece
+
+    assert not BoardColourConfig().occluded_parts  # off by default (on within resampling)
+    cfg = BoardColourConfig(occluded_parts=True, resampled_parts=False)
+
+    def run(elevation: float, distance: float, occ_front: float, tall_front: float | None,
+            known: dict | None = None, drawn_tall: bool = True,
+            ) -> tuple[list[np.ndarray], list[np.ndarray], int, int]:
+        view = make_view(elevation_deg=elevation, azimuth_deg=0.0, distance_m=distance)
+        frames = cell_frames(view, 0.72)
+        f = frames.footprint_m
+        front, behind = _front_and_behind(frames)
+        # The image: dark everywhere but the light piece in front.
+        lab = np.tile(DARK.astype(np.float32), (720, 1280, 1))
+        poly = silhouette_polygon(view, frames, front, 1.1 * f, (2.1 if drawn_tall else 1.1) * f)
+        inside = np.zeros((720, 1280), np.uint8)
+        cv2.fillConvexPoly(inside, np.round(poly).astype(np.int32), 1)
+        lab[inside > 0] = LIGHT
+        # Every cell sampled at the short height (what the fit gave them).
+        feats = cast(CellFeatures, SimpleNamespace(
+            heights=HeightFit(1.1 * f, 2.1 * f, np.zeros(16)), frames=frames,
+            height_m=np.full(16, 1.1 * f), patch=LabPatch(lab, (0, 0))))
+        parts = [np.tile(DARK, (16, 1)), np.tile(DARK, (16, 1))]
+        parts[1][behind] = 0.5 * (LIGHT + DARK)  # the reader's sample: half the piece in front
+        occ = [0.0] * 16
+        occ[front], occ[behind] = occ_front, 0.9
+        odds: list[dict[str, float | None]] = [{"color": None, "height": None}] * 16
+        odds[front] = {"color": 0.1, "height": tall_front}
+        odds[behind] = {"color": 0.6, "height": 0.1}
+        return parts, _unoccluded(parts, feats, view, occ, odds, known, cfg), front, behind
+
+    # Low view, a short piece in front hiding a fifth of the near side behind it: that side
+    # is measured on the rest, its own colour.
+    parts, out, front, behind = run(30.0, 0.5, 0.9, 0.1, drawn_tall=False)
+    np.testing.assert_allclose(out[1][behind], DARK, atol=1.0)
+    others = [i for i in range(16) if i != behind]
+    np.testing.assert_array_equal(out[1][others], parts[1][others])
+    np.testing.assert_array_equal(out[0], parts[0])  # every top in the clear
+    # A tall piece in front at 45 degrees: most of the near side behind it is the tall one's,
+    # too little is left (under ``min_side_visible``): dropped. The top is clear: kept.
+    parts, out, front, behind = run(45.0, 0.4, 0.9, 0.9)
+    assert np.isnan(out[1][behind]).all()
+    np.testing.assert_array_equal(out[0], parts[0])
+    np.testing.assert_array_equal(out[1][front], parts[1][front])  # nothing before it
+    # The fused reading has no piece in front: every sample kept as the reader took it.
+    parts, out, *_ = run(45.0, 0.4, 0.1, None)
+    np.testing.assert_array_equal(out[1], parts[1])
+    # The record's piece stands in front even where this frame reads the cell empty, at the
+    # record's height (tall), whatever the fused height odds.
+    known = {ALL_CELLS[front]: Piece.from_name("light round tall solid")}
+    parts, out, front, behind = run(45.0, 0.4, 0.1, 0.1, known)
+    assert np.isnan(out[1][behind]).all()
+    # A short piece in front (at its own height) hides none of it there.
+    parts, out, front, behind = run(45.0, 0.4, 0.9, 0.1, drawn_tall=False)
+    np.testing.assert_array_equal(out[1], parts[1])
+
+
+def test_colours_sampled_at_another_height_than_the_pieces_are_measured_again() -> None:
+    """Fresh game 1032020 move 11: the geometric reader read the dark short piece's cell empty
+    and sampled it at the tall height its fit gave the cell; the "top" there was the light
+    piece behind. With ``resampled_parts`` a cell whose piece's height (the record's, else the
+    fused reading's) is not the one sampled has its top and near side measured again at the
+    piece's height: its own colour. Without it the reader's samples stand (or are dropped by
+    the height checks)."""
+    from types import SimpleNamespace
+    from typing import cast
+
+    import cv2
+
+    from tests.read.synth import make_view
+    from vision.learn.fuse import _unoccluded
+    from vision.read.geometry import cell_frames, silhouette_polygon
+    from vision.read.heights import HeightFit
+    from vision.read.reader import CellFeatures
+    from vision.read.sampling import LabPatch
+    from vision.rules.board import ALL_CELLS
+    from vision.rules.pieces import Piece
+
+    view = make_view(elevation_deg=45.0, azimuth_deg=0.0, distance_m=0.4)
+    frames = cell_frames(view, 0.72)
+    f = frames.footprint_m
+    cell, _ = _front_and_behind(frames)  # nothing stands before it
+    # A dark short piece on a light scene.
+    lab = np.tile(LIGHT.astype(np.float32), (720, 1280, 1))
+    inside = np.zeros((720, 1280), np.uint8)
+    cv2.fillConvexPoly(inside, np.round(silhouette_polygon(view, frames, cell, f, 1.1 * f))
+                       .astype(np.int32), 1)
+    lab[inside > 0] = DARK
+    sampled = np.full(16, 1.1 * f)
+    sampled[cell] = 2.1 * f  # the fit gave the cell the tall height
+    feats = cast(CellFeatures, SimpleNamespace(
+        heights=HeightFit(1.1 * f, 2.1 * f, np.zeros(16)), frames=frames, height_m=sampled,
+        patch=LabPatch(lab, (0, 0))))
+    parts = [np.tile(LIGHT, (16, 1)), np.tile(LIGHT, (16, 1))]  # sampled above the piece
+    occ = [0.0] * 16
+    occ[cell] = 0.9
+    odds: list[dict[str, float | None]] = [{"color": None, "height": None}] * 16
+    odds[cell] = {"color": 0.6, "height": 0.1}  # the fused reading: short
+    # Off: the occlusion check alone keeps the samples (nothing stands in front).
+    off = BoardColourConfig(occluded_parts=True, resampled_parts=False)
+    out = _unoccluded(parts, feats, view, occ, odds, None, off)
+    np.testing.assert_array_equal(out[0], parts[0])
+    np.testing.assert_array_equal(out[1], parts[1])
+    # On: measured again at the short height, on the piece itself.
+    cfg = BoardColourConfig()
+    assert cfg.resampled_parts  # on by default
+    out = _unoccluded(parts, feats, view, occ, odds, None, cfg)
+    np.testing.assert_allclose(out[0][cell], DARK, atol=1.0)
+    np.testing.assert_allclose(out[1][cell], DARK, atol=1.0)
+    others = [i for i in range(16) if i != cell]
+    np.testing.assert_array_equal(out[0][others], parts[0][others])
+    # The record's height wins over the fused reading's: recorded tall, sampled tall, kept.
+    known = {ALL_CELLS[cell]: Piece.from_name("dark round tall solid")}
+    out = _unoccluded(parts, feats, view, occ, odds, known, cfg)
+    np.testing.assert_array_equal(out[0][cell], parts[0][cell])

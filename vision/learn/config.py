@@ -132,6 +132,8 @@ class BoardColourConfig:
     #: (session 31, helper-31f, docs/design.md): fresh 1030000-020 exact 16 -> 17, the 36
     #: low-angle dev games 25 -> 26, 1029000-020 unchanged, no line lost or false alarm
     #: added; 1354000-499 stills (label's board) 135 -> 133 pieces wrong. On (the lead).
+    #: With ``resampled_parts`` on (the default since session 33) such a cell's parts are
+    #: measured again at the fused height instead, and this check does not run.
     height_checked_parts: bool = True
     #: The same check for a cell the geometric reader reads empty (or too hidden to read: it
     #: gives no height) while the fused reading holds a piece there: its top and near-side
@@ -145,6 +147,29 @@ class BoardColourConfig:
     #: breaks 1031006, on stills 1355000-499 it turns 2 more pieces wrong (docs/design.md,
     #: session 32, helper-32f).
     unread_cell_parts: bool = False
+    #: The geometric reader's colour samples of a cell (its top and near side, taken at the
+    #: height it fitted there) are dropped where most of their points fall on a NEARER piece's
+    #: silhouette: the pieces of the fused reading or the game record in front along the line
+    #: of sight, each at its own height (``fuse._unoccluded``; ``min_top_visible`` and
+    #: ``min_side_visible`` of the points must be clear). The geometric reader checks only the
+    #: pieces it read itself, at its heights, the top of a cell it read occupied and never the
+    #: near side (the piece's whole silhouette only). Fresh game 1032020 move 11: a dark short
+    #: piece half hidden behind a light tall one, its "side" sampled partly on the light piece
+    #: in front. Off: alone it changed no game's events and no still's count (session 33); the
+    #: same check runs within ``resampled_parts``.
+    occluded_parts: bool = False
+    #: Where the piece's height (the record's, else the fused reading's) is not the one the
+    #: geometric reader sampled a cell at, its top and near side are measured again at the
+    #: piece's height (with ``occluded_parts``' check of the pieces in front) instead of being
+    #: dropped (``height_checked_parts``, ``unread_cell_parts``) or kept as sampled above or
+    #: inside the piece. Fresh game 1032020 move 11: the dark short piece's cell, read empty
+    #: and sampled tall, had its "top" on the light piece behind it, and the groups made it
+    #: light: a false "Quarto!". Measured (session 33, helper-33f, docs/design.md): that false
+    #: alarm gone, no exact game lost nor false alarm added on 54 fresh and low-angle games
+    #: (1031004 / 1031007 / 1031100 / 1032013 right sooner; 1032008 and 1032019 each record
+    #: a partly seen piece's colour wrong for 2-3 s); stills 1355000-499 and 1356000-499
+    #: (label's board) 276 -> 268 pieces wrong.
+    resampled_parts: bool = True
 
     def __post_init__(self) -> None:
         if self.anchor_doubt < 0 or self.record_weight < 0:

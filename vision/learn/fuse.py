@@ -28,14 +28,17 @@ from vision.learn.board_colours import board_colour_evidence
 from vision.learn.cnn import ConvCellModel
 from vision.learn.config import BoardColourConfig, FarSideConfig, LearnedReaderConfig
 from vision.learn.odds_calibration import OddsCalibration
+from vision.read.appearance import body_colour_points
 from vision.read.config import ReaderConfig
 from vision.read.decode import decode_pieces
 from vision.read.exposure import ExposureConfig, normalise_exposure
 from vision.read.heights import SetMemory
 from vision.read.observation import CellReading, Observation
 from vision.read.reader import CellFeatures
+from vision.read.top import top_colour_points
 from vision.read.top_band import TopBandConfig, band_features, band_log_odds, guided_heights
-from vision.rules.board import Cell
+from vision.read.visibility import OcclusionMask
+from vision.rules.board import ALL_CELLS, Cell
 from vision.rules.pieces import ATTRIBUTES, Piece
 
 if TYPE_CHECKING:
@@ -264,10 +267,12 @@ def read_cells_fused(
         None if (piece := known.get(r.cell)) is None else float(piece.value("color") == "dark")
         for r in hand.cells]
     parts = measured_colours(feats, cfg)
-    if cfg.height_checked_parts or cfg.unread_cell_parts:
+    if (cfg.height_checked_parts or cfg.unread_cell_parts) and not cfg.resampled_parts:
         parts = _height_checked(
             parts, hand, odds, checked=cfg.height_checked_parts,
             sampled_tall=feats.heights.tall_probability if cfg.unread_cell_parts else None)
+    if cfg.occluded_parts or cfg.resampled_parts:
+        parts = _unoccluded(parts, feats, view, occ, odds, known, cfg)
     odds = with_board_colours(odds, occ, visible, parts, cfg, known_dark)
     odds = (calibration or _DEFAULT_CALIBRATION).apply(odds, visible)
     band = DEFAULT_TOP_BAND if top_band is None else top_band
@@ -360,6 +365,67 @@ def _height_checked(parts: list[NDArray[np.float64]], hand: Observation,
     if not wrong.any():
         return parts
     return [np.where(wrong[:, None], np.nan, part) for part in parts]
+
+
+def _unoccluded(parts: list[NDArray[np.float64]], feats: CellFeatures, view: BoardView,
+                occ: list[float], odds: list[dict[str, float | None]],
+                known: Mapping[Cell, Piece] | None, config: BoardColourConfig,
+                ) -> list[NDArray[np.float64]]:
+    """``parts`` (top, near side) with the sample points that fall on a nearer piece left
+    out (``BoardColourConfig.occluded_parts``).
+
+    The geometric reader samples every cell's top and near side at the height it fitted there
+    and judges what hides them only by the pieces it read itself, at its own heights (a cell it
+    reads empty has its top never checked, and no near side is checked point by point: only
+    the piece's whole silhouette is). Here the pieces in front are those of the fused reading
+    (or of ``known``, the game record), each at its own height (the record's, else the fused
+    reading's, else the fit's, in the set's two fitted heights), drawn nearest first. A part
+    some of whose points fall on a nearer silhouette is measured again (median Lab) on the
+    points clear of them, or dropped when fewer than ``min_top_visible`` (top) or
+    ``min_side_visible`` (side) of its points are clear. The cell's own piece never hides
+    its own samples; a part with every point clear keeps the reader's value.
+
+    With ``resampled_parts``, a cell whose piece's height (the record's, else the fused
+    reading's) is not the one the reader sampled at has both parts measured again at the
+    piece's height, the same way (the top only where it is not seen edge-on, the reader's
+    ``min_top_sine``), instead of the reader's samples above or inside the piece."""
+    fit = feats.heights
+    frames = feats.frames
+    heights = np.array(feats.height_m, np.float64)
+    present = np.array([p >= 0.5 for p in occ])
+    for i, o in enumerate(odds):
+        piece = known.get(ALL_CELLS[i]) if known else None
+        tall = o.get("height")
+        if piece is not None:
+            present[i] = True
+            tall = float(piece.value("height") == "tall")
+        if tall is not None:
+            heights[i] = fit.tall_m if tall >= 0.5 else fit.short_m
+    sampled = np.asarray(feats.height_m, np.float64)
+    moved = np.zeros(16, bool)
+    if config.resampled_parts:
+        moved = heights != sampled
+        sampled = np.where(moved, heights, sampled)
+    points = [top_colour_points(view, frames, sampled), body_colour_points(view, frames, sampled)]
+    top_seen = frames.top_sine >= ReaderConfig().min_top_sine
+    least = (config.min_top_visible, config.min_side_visible)
+    mask = OcclusionMask(view, frames, heights_m=heights)
+    looked_up = [mask.mask_pixels(p) for p in points]
+    out = [np.array(p, np.float64) for p in parts]
+    for i in np.argsort(frames.depth_m):
+        for k, (pixels, inside) in enumerate(looked_up):
+            clear = mask.uncovered_pixels(pixels[i], inside[i]) | ~inside[i]
+            if not moved[i] and (clear.all() or np.isnan(out[k][i]).all()):
+                continue
+            vals, valid = feats.patch.sample(points[k][i][clear])
+            if (np.mean(clear) < least[k] or np.count_nonzero(valid) < 3
+                    or (moved[i] and k == 0 and not top_seen[i])):
+                out[k][i] = np.nan
+            else:
+                out[k][i] = np.median(vals[valid].astype(np.float64), axis=0)
+        if present[i]:
+            mask.add(int(i), float(heights[i]))
+    return out
 
 
 def measured_colours(feats: CellFeatures, config: BoardColourConfig) -> list[NDArray[np.float64]]:

@@ -117,6 +117,17 @@ def occupancy_points(view: BoardView, frames: CellFrames) -> FloatArray:
     ], axis=1)
 
 
+def body_colour_points(view: BoardView, frames: CellFrames, heights_m: FloatArray) -> FloatArray:
+    """(16, 25, 2) image points on the near face of a piece of height ``heights_m[i]`` on each
+    cell, whose median colour is :func:`body_colour`."""
+    f = frames.footprint_m
+    fracs = np.array([0.3, 0.45, 0.6, 0.75, 0.85])
+    angles = np.pi + np.radians(np.array([-40.0, -20.0, 0.0, 20.0, 40.0]))
+    return project_grid(
+        view, circle_points(frames, 0.42 * f, heights_m[:, None] * fracs[None, :], angles)
+    ).reshape(16, -1, 2)
+
+
 def body_colour(
     view: BoardView, frames: CellFrames, patch: LabPatch, heights_m: FloatArray,
     usable: Callable[[FloatArray], NDArray[np.bool_]] | None = None,
@@ -124,12 +135,7 @@ def body_colour(
     """(16, 3) median Lab colour of the near face of a piece of height ``heights_m[i]`` on each
     cell (between 30 % and 85 % of its height, where neither the contact shadow at the base nor
     the top's highlight dominates); ``usable`` drops points hidden by nearer pieces."""
-    f = frames.footprint_m
-    fracs = np.array([0.3, 0.45, 0.6, 0.75, 0.85])
-    angles = np.pi + np.radians(np.array([-40.0, -20.0, 0.0, 20.0, 40.0]))
-    pts = project_grid(
-        view, circle_points(frames, 0.42 * f, heights_m[:, None] * fracs[None, :], angles)
-    ).reshape(16, -1, 2)
+    pts = body_colour_points(view, frames, heights_m)
     vals, valid = patch.sample(pts)
     ok = valid & (usable(pts) if usable is not None else True)
     enough = np.sum(ok, axis=1) >= 3

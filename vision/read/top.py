@@ -171,18 +171,40 @@ def _lanes(samples: NDArray[np.float32], index: NDArray[np.intp]) -> NDArray[np.
     return np.ascontiguousarray(np.take(samples, index, axis=-2).swapaxes(-1, -2))
 
 
+def _top_grid(frames: CellFrames, heights_m: FloatArray) -> tuple[FloatArray, FloatArray]:
+    """The top patch's (16, n, n, 3) metric grid on each cell's plane ``z = heights_m[i]``
+    (the templates' offsets included) and each grid point's (n, n) distance from the axis, in F."""
+    f = frames.footprint_m
+    step = 2.0 * _HALF_F * f / (_N - 1)
+    n_big = _N + 2 * _SHIFT
+    grid = top_plane_grid(frames, heights_m, _HALF_F * f + _SHIFT * step, n_big)
+    u = np.linspace(-1.0, 1.0, n_big) * (_HALF_F + _SHIFT * step / f)
+    return grid, np.hypot(u[:, None], u[None, :])
+
+
+def _colour_band(r: FloatArray) -> NDArray[np.bool_]:
+    """The ring of the top patch whose median is the top's colour (``TopFeatures.top_lab``):
+    inside every outline, outside a hollow piece's hole."""
+    return np.asarray((r > 0.33) & (r < 0.44))
+
+
+def top_colour_points(view: BoardView, frames: CellFrames, heights_m: FloatArray) -> FloatArray:
+    """(16, P, 2) image points whose median colour is each cell's ``TopFeatures.top_lab``
+    (the top of a piece of height ``heights_m[i]``)."""
+    grid, r = _top_grid(frames, heights_m)
+    band = _colour_band(r)
+    return project_grid(view, grid[:, band])
+
+
 def top_features(
     view: BoardView, frames: CellFrames, patch: LabPatch, heights_m: FloatArray
 ) -> TopFeatures:
     """Measure the top face of a piece of height ``heights_m[i]`` on every cell."""
     f = frames.footprint_m
-    step = 2.0 * _HALF_F * f / (_N - 1)
-    n_big = _N + 2 * _SHIFT
-    grid = top_plane_grid(frames, heights_m, _HALF_F * f + _SHIFT * step, n_big)
+    grid, r = _top_grid(frames, heights_m)
+    n_big = r.shape[0]
     vals, _ = patch.sample(project_grid(view, grid))  # (16, n_big, n_big, 3)
-    u = np.linspace(-1.0, 1.0, n_big) * (_HALF_F + _SHIFT * step / f)
-    r = np.hypot(u[:, None], u[None, :])
-    band = (r > 0.33) & (r < 0.44)
+    band = _colour_band(r)
     samples = vals.reshape(16, n_big * n_big, 3)
     top = median(_lanes(samples, np.flatnonzero(band)), axis=-1)  # (16, 3)
     # Top-likeness: 1 at the top's colour, falling off over a distance set by the contrast
