@@ -159,26 +159,3 @@ def test_network_input_channel_means_equal_numpy_bit_for_bit():
         got = normalise_input(small)
         assert got.shape[0] % PAD_MULTIPLE == 0 and got.shape[1] % PAD_MULTIPLE == 0
         np.testing.assert_array_equal(got[: shape[0], : shape[1]], x)
-
-
-def test_outline_supports_searched_together_equal_each_family_alone():
-    """``layout._support_many`` searches the edges of several outline families in one call;
-    each family's scores are those of a call of its own (bit for bit), also for outlines
-    partly or mostly outside the image."""
-    from vision.locate.layout import _circle_points, _square_points, _support_many
-
-    image = _ring_image()
-    sq, sq_n = _square_points(1.0, 40, 0.85)
-    ci, ci_n = _circle_points(1.0, 160)
-    families = []
-    for unit, nrm, scales, rot in ((sq, sq_n, np.arange(5.0, 6.3, 0.05), 45.0),
-                                   (sq, sq_n, np.arange(3.9, 5.2, 0.05), 0.0),
-                                   (ci, ci_n, np.arange(2.2, 9.0, 0.5), 0.0)):
-        pts = scales[:, None, None] * unit[None]
-        families.append((pts, np.broadcast_to(nrm, pts.shape), rot))
-    edge = EdgeConfig(mode="edge", polarity=0)
-    together = _support_many(image, H_GRID, families, edge, 1.5)
-    alone = [_support_many(image, H_GRID, [f], edge, 1.5)[0] for f in families]
-    assert [t.tolist() for t in together] == [a.tolist() for a in alone]
-    assert together[2][-1] == 0.0  # the largest circles are mostly outside the image
-    assert max(float(t.max()) for t in together) > 0.0

@@ -53,44 +53,27 @@ def board_to_grid(rotation_deg: float) -> FloatArray:
     return np.array([[c, s, 1.5], [-s, c, 1.5], [0.0, 0.0, 1.0]])
 
 
-def _support_many(gray_f: NDArray[np.float32], H_grid: FloatArray,
-                  families: list[tuple[FloatArray, FloatArray, float]], edge: EdgeConfig,
-                  tol_px: float) -> list[FloatArray]:
-    """Edge support of several outlines at once: for each family, ``pts_b`` (K, N, 2)
-    board points (pitch units) with outward normals ``nrm_b``, turned by ``rotation_deg``
-    to the grid; returns per family (K,) shares of points on edges (points outside the
-    image count as missing; an outline mostly outside scores 0). The edges of all
-    families are searched in one call (each point's search is its own: the same results
-    as one call per family, without its overhead)."""
+def _support_many(gray_f: NDArray[np.float32], H_grid: FloatArray, pts_b: FloatArray,
+                  nrm_b: FloatArray, rotation_deg: float, edge: EdgeConfig,
+                  tol_px: float) -> FloatArray:
+    """Edge support of several outlines at once: ``pts_b`` (K, N, 2) board points (pitch
+    units) with outward normals ``nrm_b``; returns (K,) shares of points on edges (points
+    outside the image count as missing; an outline mostly outside scores 0)."""
+    k, n, _ = pts_b.shape
+    B = board_to_grid(rotation_deg)
+    pts = apply_h(B, pts_b.reshape(-1, 2))
+    rad = nrm_b.reshape(-1, 2) @ B[:2, :2].T
+    px = apply_h(H_grid, pts)
     h, w = gray_f.shape
-    prepared = []
-    for pts_b, nrm_b, rotation_deg in families:
-        B = board_to_grid(rotation_deg)
-        pts = apply_h(B, pts_b.reshape(-1, 2))
-        rad = nrm_b.reshape(-1, 2) @ B[:2, :2].T
-        px = apply_h(H_grid, pts)
-        inside = (px[:, 0] >= 0) & (px[:, 0] < w) & (px[:, 1] >= 0) & (px[:, 1] < h)
-        nrm = image_normals(H_grid, pts, rad, pts_px=px)
-        prepared.append((px, nrm, inside))
-    px_in = np.vstack([px[inside] for px, _, inside in prepared])
-    found = np.zeros(0, dtype=bool)
-    if len(px_in):
-        off, _ = edge_search(gray_f, px_in,
-                             np.vstack([nrm[inside] for _, nrm, inside in prepared]),
-                             tol_px, edge)
-        found = np.isfinite(off)
-    out = []
-    start = 0
-    for (pts_b, _, _), (px, _, inside) in zip(families, prepared, strict=True):
-        k, n, _ = pts_b.shape
-        hit = np.zeros(len(px), dtype=bool)
-        n_in = int(inside.sum())
-        hit[inside] = found[start:start + n_in]
-        start += n_in
-        score = hit.reshape(k, n).mean(axis=1)
-        score[inside.reshape(k, n).mean(axis=1) < 0.5] = 0.0
-        out.append(np.asarray(score, dtype=np.float64))
-    return out
+    inside = (px[:, 0] >= 0) & (px[:, 0] < w) & (px[:, 1] >= 0) & (px[:, 1] < h)
+    nrm = image_normals(H_grid, pts, rad, pts_px=px)
+    hit = np.zeros(len(px), dtype=bool)
+    if inside.any():
+        off, _ = edge_search(gray_f, px[inside], nrm[inside], tol_px, edge)
+        hit[inside] = np.isfinite(off)
+    score = hit.reshape(k, n).mean(axis=1)
+    score[inside.reshape(k, n).mean(axis=1) < 0.5] = 0.0
+    return np.asarray(score, dtype=np.float64)
 
 
 def _square_points(side: float, n: int, span: float) -> tuple[FloatArray, FloatArray]:
@@ -135,27 +118,25 @@ def fit_layout(gray_f: NDArray[np.float32], H_grid: FloatArray, config: LocateCo
     """
     n = config.outline_samples
     best: dict[str, tuple[float, float]] = {}
-    layouts = ((LAYOUT_DIAGONAL, config.diagonal_side_range, 45.0),
-               (LAYOUT_AXIS, config.axis_side_range, 0.0))
-    families: list[tuple[FloatArray, FloatArray, float]] = []
-    all_sides = []
-    for _, rng, rot in layouts:
+    for layout, rng, rot in (
+        (LAYOUT_DIAGONAL, config.diagonal_side_range, 45.0),
+        (LAYOUT_AXIS, config.axis_side_range, 0.0),
+    ):
         sides = np.arange(rng[0], rng[1] + 1e-9, config.side_step)
         unit_pts, unit_nrm = _square_points(1.0, n, config.outline_span)
         pts = sides[:, None, None] * unit_pts[None]
-        families.append((pts, np.broadcast_to(unit_nrm, pts.shape), rot))
-        all_sides.append(sides)
+        nrm = np.broadcast_to(unit_nrm, pts.shape)
+        scores = _support_many(gray_f, H_grid, pts, nrm, rot, edge, tol_px)
+        k = int(np.argmax(scores))
+        best[layout] = (float(scores[k]), float(sides[k]))
     # The big circle does not depend on the grid's rotation; its size is tied to the side.
     lo, hi = config.big_circle_range
     radii = np.arange(lo * config.diagonal_side_range[0], hi * config.diagonal_side_range[1],
                       config.side_step / 2)
     unit_pts, unit_nrm = _circle_points(1.0, 4 * n)
     pts = radii[:, None, None] * unit_pts[None]
-    families.append((pts, np.broadcast_to(unit_nrm, pts.shape), 0.0))
-    *square_scores, scores = _support_many(gray_f, H_grid, families, edge, tol_px)
-    for (layout, _, _), sides, sq in zip(layouts, all_sides, square_scores, strict=True):
-        k = int(np.argmax(sq))
-        best[layout] = (float(sq[k]), float(sides[k]))
+    scores = _support_many(gray_f, H_grid, pts, np.broadcast_to(unit_nrm, pts.shape), 0.0,
+                           edge, tol_px)
     k = int(np.argmax(scores))
     circle = (float(scores[k]), float(radii[k]))
     diag_score = max(best[LAYOUT_DIAGONAL][0], circle[0])
@@ -204,10 +185,6 @@ def frame_correspondences(
     normal_out: list[FloatArray] = []
     group_out: list[NDArray[np.int64]] = []
     dir_out: list[FloatArray] = []
-    # The outlines mostly inside the image, their edges searched in one call (each point's
-    # search is its own: the same offsets as one call per outline, without its overhead).
-    seen: list[tuple[FloatArray, FloatArray, str, FloatArray, FloatArray,
-                     NDArray[np.bool_]]] = []
     for pts_b, nrm_b, kind in outlines:
         g = apply_h(B, pts_b)
         px = apply_h(H_grid, g)
@@ -215,16 +192,8 @@ def frame_correspondences(
         if inside.mean() < min_share:
             continue
         nrm = image_normals(H_grid, g, nrm_b @ B[:2, :2].T, pts_px=px)
-        seen.append((pts_b, nrm_b, kind, px, nrm, inside))
-    all_off = (edge_search(gray_f, np.vstack([s[3][s[5]] for s in seen]),
-                           np.vstack([s[4][s[5]] for s in seen]), reach_px, flat)[0]
-               if seen else np.zeros(0))
-    start = 0
-    for pts_b, nrm_b, kind, px, nrm, inside in seen:
         off = np.full(len(px), np.nan)
-        n_in = int(inside.sum())
-        off[inside] = all_off[start:start + n_in]
-        start += n_in
+        off[inside], _ = edge_search(gray_f, px[inside], nrm[inside], reach_px, flat)
         found = np.isfinite(off)
         if found.mean() < min_share:
             continue
