@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from tests.locate.synth import draw_board, make_view
+from vision.evaluation.board import cell_errors
 from vision.locate import LocateConfig, find_board
 from vision.locate.pose import camera_from_points
 
@@ -113,3 +114,33 @@ def test_radial_distortion_is_fitted_when_asked():
     _, _, rms_plain, k1_plain = camera_from_points(board, img, K0,
                                                    fix_focal=False)
     assert k1_plain == 0.0 and rms_plain > 5 * rms
+
+
+def test_camera_fitted_once_with_the_outline_not_first_to_the_rings_alone(monkeypatch):
+    """With ``camera_rings_first`` off, the camera is fitted to the rings and the outline
+    together from the grid's homography, not first to the rings alone (session 33): two
+    fits, without and with the distortion term; on, three."""
+    import vision.locate.finder as finder
+
+    calls: list[int] = []
+    fit = finder.camera_from_points
+
+    def counted(board_xy, *args, **kwargs):
+        calls.append(len(board_xy))
+        return fit(board_xy, *args, **kwargs)
+
+    monkeypatch.setattr(finder, "camera_from_points", counted)
+    view = make_view(elevation_deg=50.0, azimuth_deg=25.0, hfov_deg=55.0)
+    img = draw_board(view, seed=1)
+    assert find_board(img)
+    assert len(calls) == 3 and calls[0] < calls[1] == calls[2]
+    calls.clear()
+    found = find_board(img, config=LocateConfig(camera_rings_first=False))
+    assert found
+    assert len(calls) == 2
+    assert calls[0] == calls[1] > 0  # both with the outline's points
+    f_true = view.camera.intrinsics.fx
+    assert abs(found.camera.intrinsics.fx / f_true - 1) < 0.03
+    spacing = np.linalg.norm(view.cell_centers_px()[1] - view.cell_centers_px()[0])
+    err = cell_errors(found.cell_centers_px(), view.cell_centers_px())
+    assert err.max() < 0.02 * spacing

@@ -441,6 +441,15 @@ class LocateConfig:
     #: 250): focal length within 5% under 70 degrees 84 -> 88% of boards, tops at 67 mm
     #: projected 0.0050 -> 0.0041 of the spacing (median), cell centres unchanged.
     frame_in_camera_fit: bool = True
+    #: With ``frame_in_camera_fit``: fit the camera to the ring edges alone first, and
+    #: search the outline along that camera's grid, the fit with the outline starting from
+    #: it. Off, the camera is fitted once, to the rings and the outline searched along the
+    #: rings' homography: one camera fit (about 2 ms) less, but it moves the boards within
+    #: the noise rather than improving them (session 33: on fresh1355, fresh1356 and
+    #: photoreal_dev p99 cell error 0.1452 / 0.1649 / 0.0985 -> 0.1443 / 0.1647 / 0.0952,
+    #: focal within 5% 301 / 293 / 19 -> 302 / 292 / 19, mean cell error up on two of the
+    #: three; photoreal_dev 20 of 28 moved boards worse), so it stays on.
+    camera_rings_first: bool = True
     #: Rounds of "match the outline's edges to the camera's board, refit" (the outlines'
     #: offsets are fitted with the camera, so one round gets most of it: 2 rounds gained
     #: 1 point of focal-within-5% for 3 ms more).

@@ -376,15 +376,21 @@ def find_board(
         # own grid then gathers the next matches.
         rings = edge_correspondences(full_f, T @ H, radius, config.full_res_reaches_px[-1],
                                      full_edge).shifted(np.array([x0, y0], np.float64))
+        if (config.frame_in_camera_fit and not config.camera_rings_first
+                and _round == config.camera_rounds - 1):
+            # The last round's camera is fitted to these rings with the board's outline
+            # (``_fit_with_frame``) straight away, the outline searched along the rings'
+            # homography (``camera_rings_first``).
+            break
         # The distortion is fitted once, with the widest base the board offers: with its
         # outline when that is searched next.
         view, H = build_view(H, radius, lay, (w, h), intrinsics, config,
                              min(1.0, score / config.full_score), rings,
                              fit_distortion=not config.frame_in_camera_fit)
-    assert view is not None
     if config.frame_in_camera_fit:
         view = _fit_with_frame(work_f, scale, H, radius, lay, (w, h), intrinsics, config,
                                score, edge, rings, view)
+    assert view is not None
     return view
 
 
@@ -801,11 +807,12 @@ def _outline_grid(
 def _fit_with_frame(
     work_f: NDArray[np.float32], scale: float, H: FloatArray, radius: float, lay: LayoutFit,
     size_wh: tuple[int, int], intrinsics: Intrinsics | None, config: LocateConfig,
-    score: float, edge: EdgeConfig, rings: EdgeMatches, view: BoardView,
+    score: float, edge: EdgeConfig, rings: EdgeMatches, view: BoardView | None,
 ) -> BoardView:
-    """The camera refitted to the ring edges plus the board's outline and big circle (see
-    :func:`frame_correspondences`); when too little of them is seen, ``view`` refitted to
-    the rings alone (with the distortion, which the rings' fit before left out).
+    """The camera fitted to the ring edges plus the board's outline and big circle (see
+    :func:`frame_correspondences`), found along the grid ``H`` (full-resolution pixels);
+    when too little of them is seen, to the rings alone (with the distortion). ``view``:
+    a camera fitted to the rings before (the fit's start), or None.
 
     The outline is searched in the smoothed working image: its edges are long and strong,
     and five pitches of base make half-resolution edges precise enough."""
@@ -816,7 +823,7 @@ def _fit_with_frame(
             min_share=config.frame_min_share, tol_pitch=config.frame_tol_pitch,
             n=config.outline_samples, span=config.outline_span)
         if len(frame.grid) < config.frame_min_points:
-            if k:
+            if k and view is not None:
                 return view
             # The outline is not seen: the rings alone, with the distortion.
             return build_view(H, radius, lay, size_wh, intrinsics, config,
@@ -825,6 +832,7 @@ def _fit_with_frame(
         view, H = build_view(H, radius, lay, size_wh, intrinsics, config,
                              min(1.0, score / config.full_score),
                              EdgeMatches.join(rings, frame), start=view)
+    assert view is not None
     return view
 
 
