@@ -884,16 +884,24 @@ class StateTracker:
     def _unchanged_weak(self, observation: Observation, new_cells: list[Cell]) -> list[Cell]:
         """``new_cells`` less those read weakly though mostly in view where the image did
         not change over the turn, which are set aside as doubtful
-        (``TrackerConfig.weak_in_view_needs_change``)."""
+        (``TrackerConfig.weak_in_view_needs_change``). In view by the reader's share, or
+        with ``TrackerConfig.weak_in_view_least_visible`` by the larger of that and the
+        share the recorded pieces nearer the camera leave of a piece there."""
         cfg = self.config
         change = self._change
         if not change or not self._hand_since_settle or self._view_moved:
             return new_cells
+        view = observation.board_view
+        least: dict[Cell, float] = {}
+        if cfg.weak_in_view_least_visible and self.game is not None and isinstance(view, BoardView):
+            standing = {c: p.value("height") == "tall" for c, p in self.game.board.items()}
+            least = least_visible_shares(view, standing)
         unchanged = set()
         for cell in new_cells:
             reading = observation.reading(cell)
+            shown = max(reading.visible_fraction, least.get(cell, 0.0))
             if (cell not in self._first_seen
-                    and reading.visible_fraction >= cfg.hidden_arrival_max_visible
+                    and shown >= cfg.hidden_arrival_max_visible
                     and reading.occupied_probability < cfg.new_piece_probability
                     and change.get(cell, 0.0) < cfg.change_arrival_min):
                 unchanged.add(cell)
@@ -1021,7 +1029,8 @@ class StateTracker:
         if not cfg.change_arrival_weak:
             set_aside = set()
         best = sole_explainer({c: s for c, s in (self._change or {}).items()
-                               if c not in taken or c in set_aside},
+                               if (c not in taken or c in set_aside)
+                               and not self._seen_empty_rival(observation, c, set_aside)},
                               cfg.change_arrival_min, cfg.change_arrival_ratio)
         if best is None:
             return None, False
@@ -1034,6 +1043,20 @@ class StateTracker:
                 and self._arrival_visible(observation, best) < cfg.hidden_arrival_max_visible
                 and (best in set_aside or rise >= cfg.change_arrival_weak_rise))
         return (best, True) if weak else (None, False)
+
+    def _seen_empty_rival(self, observation: Observation, cell: Cell,
+                          set_aside: set[Cell]) -> bool:
+        """Whether the free ``cell`` could not be where the piece went, so is no rival in
+        :meth:`_changed_arrival` (``TrackerConfig.change_arrival_skip_seen_empty``): a piece
+        there would be in view (:meth:`_arrival_visible`), yet the cell reads empty and its
+        occupancy did not rise as a hidden piece's does (``hidden_arrival_min_rise``). Cells
+        set aside before the hand are never left out."""
+        cfg = self.config
+        if not cfg.change_arrival_skip_seen_empty or cell in set_aside:
+            return False
+        return (observation.reading(cell).occupied_probability < cfg.occupied_probability
+                and self._occupancy_rise(observation, cell) < cfg.hidden_arrival_min_rise
+                and self._arrival_visible(observation, cell) >= cfg.hidden_arrival_max_visible)
 
     def _arrival_visible(self, observation: Observation, cell: Cell) -> float:
         """How much of a piece arriving on the free ``cell`` would be in view, as the weak

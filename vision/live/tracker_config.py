@@ -202,6 +202,21 @@ class TrackerConfig:
     change_arrival_weak: bool = True
     change_arrival_weak_min: float = 0.3
     change_arrival_weak_rise: float = 0.5
+    #: With ``change_arrival_skip_seen_empty``, a free cell that could not be where the
+    #: piece went is no rival in that test: a piece put there would be in view
+    #: (``hidden_arrival_max_visible`` or more by ``StateTracker._arrival_visible``, which
+    #: with ``hidden_arrival_least_visible`` also asks the recorded pieces in front), yet
+    #: it reads empty (under ``occupied_probability``) and its occupancy rose less than
+    #: ``hidden_arrival_min_rise``: the reader sees its floor bare, and its share of the
+    #: change is the hand's or a neighbour's piece over it. Cells set aside before the hand
+    #: stay rivals. Fresh game 1033009 (47 degrees, helper-33h) move 6: a short piece put
+    #: on a cell behind a recorded tall one, which had read 0.66-0.71 occupied since that
+    #: piece came (set aside, 0.30 in view), read 0.877 (1.31 nats up, change 0.44); the
+    #: empty cell in front of it, 0.75 in view, read 0.012 (up 0.42 nats) with change 0.47,
+    #: so no cell explained the change alone and the move was lost. The reader's share
+    #: alone is not enough: on 1031020 the last piece's cell read 0.79 in view by it (the
+    #: recorded tall pieces in front left 0.17) and would have been dropped as its own rival.
+    change_arrival_skip_seen_empty: bool = True
     #: ...or, when neither the rise nor the image names the cell, by the uniqueness of a
     #: smaller rise: after a hand, the one free cell mostly hidden by the reader's share
     #: (``hidden_arrival_max_visible``) whose occupancy rose at least
@@ -254,6 +269,17 @@ class TrackerConfig:
     #: the right piece on the wrong cell and every later move off. On 195 recorded games it
     #: met that settle alone (session 30; the move is then lost, the later ones right).
     weak_in_view_needs_change: bool = True
+    #: With ``weak_in_view_least_visible``, "mostly in view" there is the larger of the
+    #: reader's share and the share the recorded pieces nearer the camera leave of a piece
+    #: of either height there (``vision.live.change.least_visible_shares``): a piece
+    #: arriving where at least half of it would show changes the image, however the reader
+    #: masked its neighbours in that frame. Fresh game 1033005 (38 degrees, hover,
+    #: helper-33h): a cell behind two recorded tall pieces, read 0.515 as their echo and set
+    #: aside as doubtful, was forgotten when a hand's shadow at a settle inside a hover read
+    #: it 0.27-0.31; after the hand it read 0.572 again, new and not doubtful (reader's share
+    #: 0.35, least share 0.61, change 0.05 where every free cell had 0.05 or less), and was
+    #: taken as a guess: the right piece on the wrong cell, the real move 9 elsewhere.
+    weak_in_view_least_visible: bool = True
     #: A cell read clearly but not surely occupied (``new_piece_probability`` to
     #: ``sure_piece_probability``) beside surer new cells is set aside as doubtful (the new
     #: piece's shadow or half view); unless the image changed over the turn on it alone
