@@ -1817,36 +1817,45 @@ def test_a_hidden_cell_whose_rise_alone_stands_out_is_the_move(
         assert feed.tracker._hidden_guess[c1] is True  # never read: no line rests on it
 
 
-@pytest.mark.parametrize("knob, front_seen, front_after, moved", [
-    (True, 0.75, 0.012, True),  # c2 in view reads its floor bare: no rival, c1 the move
-    (False, 0.75, 0.012, False),  # knob off: c2's share of the change vetoes c1
-    (True, 0.4, 0.012, False),  # c2 mostly hidden: a piece there could read empty, a rival
-    (True, 0.75, 0.3, False),  # c2 rose 4.0 nats: it may hold the piece, a rival
+@pytest.mark.parametrize("knob, rival, rival_seen, rival_after, score, moved", [
+    (True, "c2", 0.75, 0.012, 0.44, True),  # c2 sees b2's piece, reads its floor bare: b2
+    (False, "c2", 0.75, 0.012, 0.44, False),  # knob off: c2's share of the change vetoes b2
+    (True, "c2", 0.4, 0.012, 0.44, False),  # c2 mostly hidden: a piece there could read empty
+    (True, "c2", 0.75, 0.3, 0.44, False),  # c2 rose 4.0 nats: it may hold the piece
+    (True, "b4", 0.75, 0.012, 0.44, False),  # b4 cannot see b2's piece: its change is other
+    (True, "c2", 0.75, 0.012, 0.2, False),  # b2's change a sliver, not a whole piece's
 ])
 def test_an_empty_cell_in_view_is_no_rival_for_the_change_of_a_hidden_one(
-        knob, front_seen, front_after, moved):
-    # Fresh game 1033009 (47 degrees, helper-33h) move 6: c1 stands behind a tall piece and
-    # read 0.66 occupied since that piece came, 0.30 in view (set aside as doubtful). A
-    # short piece put on c1 read 0.877 (1.31 nats up) and the image changed on it by 0.44;
-    # c2 beside it, empty and 0.75 in view, read 0.012 (0.008 before, up 0.42 nats) with a
-    # change of 0.47 (the hand, the new piece above its footprint). No cell explained the
-    # change alone, and the move was lost.
-    feed = Feed(StateTracker(config=TrackerConfig(change_arrival_skip_seen_empty=knob)))
-    feed.frames(1.0)
-    feed.place("a1", "LRSS")
-    c1, c2 = Cell.from_name("c1"), Cell.from_name("c2")
+        knob, rival, rival_seen, rival_after, score, moved):
+    # Fresh game 1033009 (47 degrees, helper-33h) move 6: b2 stands behind a tall piece on
+    # a2 and read 0.66 occupied since that piece came, 0.30 in view (set aside as doubtful).
+    # A short piece put on b2 read 0.877 (1.31 nats up) and the image changed on it by
+    # 0.44; c2 behind it, empty and 0.75 in view, read 0.012 (0.008 before, up 0.42 nats)
+    # with a change of 0.47 (the new piece seen above its footprint). No cell explained
+    # the change alone, and the move was lost.
+    from tests.read.synth import make_view
+    from vision.live.arrivals import can_echo
 
-    def seen(p_back, p_front):
-        obs = readings_from_pieces(feed.pieces, visible={c1: 0.3, c2: front_seen})
-        return _with_occupancy(_with_occupancy(obs, c1, p_back), c2, p_front)
+    board = make_view(elevation_deg=38.0, azimuth_deg=0.0, distance_m=0.45)
+    b2, other = Cell.from_name("b2"), Cell.from_name(rival)
+    config = TrackerConfig(change_arrival_skip_seen_empty=knob)
+    assert can_echo(board, other, b2, config) == (rival == "c2")
+    feed = Feed(StateTracker(config=config))
+    feed.frames(1.0, board_view=board)
+    feed.place("d1", "LRSS", board_view=board)
+
+    def seen(p_back, p_rival):
+        obs = readings_from_pieces(feed.pieces, visible={b2: 0.3, other: rival_seen},
+                                   board_view=board)
+        return _with_occupancy(_with_occupancy(obs, b2, p_back), other, p_rival)
 
     feed.frames(1.0, busy=True)
-    feed.pieces[Cell.from_name("b2")] = Piece.from_symbol("LSTS")
+    feed.pieces[Cell.from_name("a2")] = Piece.from_symbol("LSTS")
     events = feed.frames(1.0, obs=seen(0.66, 0.008))
-    assert [e["name"] for e in events if e["type"] == "move"] == ["b2"]
+    assert [e["name"] for e in events if e["type"] == "move"] == ["a2"]
     feed.frames(1.0, busy=True)
-    events = feed.frames(1.0, obs=seen(0.877, front_after), change={c1: 0.44, c2: 0.47})
-    assert [e["name"] for e in events if e["type"] == "move"] == (["c1"] if moved else [])
+    events = feed.frames(1.0, obs=seen(0.877, rival_after), change={b2: score, other: 0.47})
+    assert [e["name"] for e in events if e["type"] == "move"] == (["b2"] if moved else [])
 
 
 @pytest.mark.parametrize("knob, name, moved", [

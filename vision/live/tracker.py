@@ -1028,9 +1028,9 @@ class StateTracker:
         cfg = self.config
         if not cfg.change_arrival_weak:
             set_aside = set()
-        best = sole_explainer({c: s for c, s in (self._change or {}).items()
-                               if (c not in taken or c in set_aside)
-                               and not self._seen_empty_rival(observation, c, set_aside)},
+        scores = {c: s for c, s in (self._change or {}).items()
+                  if c not in taken or c in set_aside}
+        best = sole_explainer(self._without_seen_empty_rivals(observation, scores, set_aside),
                               cfg.change_arrival_min, cfg.change_arrival_ratio)
         if best is None:
             return None, False
@@ -1044,19 +1044,32 @@ class StateTracker:
                 and (best in set_aside or rise >= cfg.change_arrival_weak_rise))
         return (best, True) if weak else (None, False)
 
-    def _seen_empty_rival(self, observation: Observation, cell: Cell,
-                          set_aside: set[Cell]) -> bool:
-        """Whether the free ``cell`` could not be where the piece went, so is no rival in
-        :meth:`_changed_arrival` (``TrackerConfig.change_arrival_skip_seen_empty``): a piece
-        there would be in view (:meth:`_arrival_visible`), yet the cell reads empty and its
-        occupancy did not rise as a hidden piece's does (``hidden_arrival_min_rise``). Cells
-        set aside before the hand are never left out."""
+    def _without_seen_empty_rivals(self, observation: Observation, scores: dict[Cell, float],
+                                   set_aside: set[Cell]) -> dict[Cell, float]:
+        """``scores`` (the change scores of the free cells :meth:`_changed_arrival` weighs)
+        less the rivals that could not be where the piece went and whose change the leading
+        cell's piece accounts for (``TrackerConfig.change_arrival_skip_seen_empty``): a
+        piece there would be in view (:meth:`_arrival_visible`), yet the cell reads empty
+        and its occupancy did not rise as a hidden piece's does (``hidden_arrival_min_rise``),
+        and it can see a piece on the leading cell (:func:`can_echo`), whose change is a
+        whole piece's (``change_arrival_weak_min``). Cells set aside before the hand are
+        never left out, nor any without a board view."""
         cfg = self.config
-        if not cfg.change_arrival_skip_seen_empty or cell in set_aside:
-            return False
-        return (observation.reading(cell).occupied_probability < cfg.occupied_probability
-                and self._occupancy_rise(observation, cell) < cfg.hidden_arrival_min_rise
-                and self._arrival_visible(observation, cell) >= cfg.hidden_arrival_max_visible)
+        view = observation.board_view
+        if not cfg.change_arrival_skip_seen_empty or not isinstance(view, BoardView):
+            return scores
+        rivals = {c for c in scores if c not in set_aside
+                  and observation.reading(c).occupied_probability < cfg.occupied_probability
+                  and self._occupancy_rise(observation, c) < cfg.hidden_arrival_min_rise
+                  and self._arrival_visible(observation, c) >= cfg.hidden_arrival_max_visible}
+        others = [c for c in scores if c not in rivals]
+        if not rivals or not others:
+            return scores
+        lead = max(others, key=lambda c: scores[c])
+        if scores[lead] < cfg.change_arrival_weak_min:
+            return scores
+        return {c: s for c, s in scores.items()
+                if c not in rivals or not can_echo(view, c, lead, cfg)}
 
     def _arrival_visible(self, observation: Observation, cell: Cell) -> float:
         """How much of a piece arriving on the free ``cell`` would be in view, as the weak

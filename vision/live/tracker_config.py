@@ -203,19 +203,25 @@ class TrackerConfig:
     change_arrival_weak_min: float = 0.3
     change_arrival_weak_rise: float = 0.5
     #: With ``change_arrival_skip_seen_empty``, a free cell that could not be where the
-    #: piece went is no rival in that test: a piece put there would be in view
-    #: (``hidden_arrival_max_visible`` or more by ``StateTracker._arrival_visible``, which
-    #: with ``hidden_arrival_least_visible`` also asks the recorded pieces in front), yet
-    #: it reads empty (under ``occupied_probability``) and its occupancy rose less than
-    #: ``hidden_arrival_min_rise``: the reader sees its floor bare, and its share of the
-    #: change is the hand's or a neighbour's piece over it. Cells set aside before the hand
-    #: stay rivals. Fresh game 1033009 (47 degrees, helper-33h) move 6: a short piece put
-    #: on a cell behind a recorded tall one, which had read 0.66-0.71 occupied since that
-    #: piece came (set aside, 0.30 in view), read 0.877 (1.31 nats up, change 0.44); the
-    #: empty cell in front of it, 0.75 in view, read 0.012 (up 0.42 nats) with change 0.47,
-    #: so no cell explained the change alone and the move was lost. The reader's share
+    #: piece went, and whose change the leading cell's piece accounts for, is no rival in
+    #: that test: a piece put there would be in view (``hidden_arrival_max_visible`` or
+    #: more by ``StateTracker._arrival_visible``, which with ``hidden_arrival_least_visible``
+    #: also asks the recorded pieces in front), yet it reads empty (under
+    #: ``occupied_probability``) and its occupancy rose less than ``hidden_arrival_min_rise``
+    #: (the reader sees its floor bare); it can see a piece on the leading free cell
+    #: (``vision.live.arrivals.can_echo``: its change may be that piece seen above its
+    #: footprint), and the leading cell's change is a whole piece's
+    #: (``change_arrival_weak_min``). Cells set aside before the hand stay rivals, and all
+    #: do without a board view. Fresh game 1033009 (47 degrees, helper-33h) move 6: a short
+    #: piece put on a cell behind a recorded tall one, which had read 0.66-0.71 occupied
+    #: since that piece came (set aside, 0.30 in view), read 0.877 (1.31 nats up, change
+    #: 0.44); the empty cell behind it, 0.75 in view, read 0.012 (up 0.42 nats) with change
+    #: 0.47, so no cell explained the change alone and the move was lost. The reader's share
     #: alone is not enough: on 1031020 the last piece's cell read 0.79 in view by it (the
     #: recorded tall pieces in front left 0.17) and would have been dropped as its own rival.
+    #: Without the last two tests, an empty cell's change from a hand (fresh 1032005: a hand
+    #: hovering off the board, the drifting cell's Dice 0.12 with empty cells higher) would
+    #: no longer veto a drift (helper-33i).
     change_arrival_skip_seen_empty: bool = True
     #: ...or, when neither the rise nor the image names the cell, by the uniqueness of a
     #: smaller rise: after a hand, the one free cell mostly hidden by the reader's share
