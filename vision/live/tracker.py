@@ -118,6 +118,12 @@ class StateTracker:
         self._guessed: set[Cell] = set()
         #: how each recorded cell's piece was recorded (readings, time, readings since)
         self._recordings: dict[Cell, _Recording] = {}
+        #: each corrected cell's piece its last correction replaced, with the recording it
+        #: applies to (``TrackerConfig.repair_hold_reversals``)
+        self._replaced: dict[Cell, tuple[Piece, _Recording | None]] = {}
+        #: reversals proposed and held back: (cell, piece) -> the settle window (its start)
+        #: that first proposed it
+        self._held_reversals: dict[tuple[Cell, Piece], float] = {}
         self._hand_since_settle = True  # a hand (busy frames) since the last settled frame
         #: the first busy frame since the last settled frame, and whether a hand had come
         #: before it; a busy spell shorter than ``min_hand_s`` is no hand
@@ -1348,6 +1354,10 @@ class StateTracker:
                                 recorded_weight=cfg.repair_recorded_weight)
         if repair is None:
             return []
+        if cfg.repair_hold_reversals and self._hold_reversal(repair.changes):
+            return []
+        for cell in repair.changes:
+            self._replaced[cell] = (record[cell], self._recordings.get(cell))
         what = "; ".join(f"{cell.name} reads as {piece}, recorded {record[cell]}"
                          for cell, piece in sorted(repair.changes.items()))
         sure = 1.0 / (1.0 + math.exp(-min(repair.gain, 50.0)))
@@ -1357,6 +1367,26 @@ class StateTracker:
         events += game.correct(repair.changes, now, "re-read on a settled view")
         self._gate.keep_only(game.claimable_lines)
         return events
+
+    def _hold_reversal(self, changes: Mapping[Cell, Piece]) -> bool:
+        """Whether to hold back a proposed correction that gives a cell back the piece its
+        last correction replaced: it goes ahead only once every such cell's reversal was
+        also proposed in an earlier settle window (``repair_hold_reversals``)."""
+        window = self._window_start
+        assert window is not None
+        reversals = []
+        for cell, piece in changes.items():
+            replaced = self._replaced.get(cell)
+            if (replaced is not None and replaced[0] == piece
+                    and replaced[1] is self._recordings.get(cell)):
+                reversals.append((cell, piece))
+        if all(self._held_reversals.get(key, window) < window for key in reversals):
+            for key in reversals:
+                del self._held_reversals[key]
+            return False
+        for key in reversals:
+            self._held_reversals.setdefault(key, window)
+        return True
 
     def _possible_lines(self, move: Event, now: float) -> list[Event]:
         """Warnings for the complete lines through ``move``'s cell that the record does not

@@ -136,6 +136,16 @@ class TrackerConfig:
     #: Over 168 rendered games (eight sets of 21, session 15) 0 -> 1 took move lists exact
     #: 135 -> 141 and false alarms 4 -> 1. 0: the present alone (sessions 5-14).
     repair_recorded_weight: float = 1.0
+    #: A correction that gives a cell back the piece its last correction replaced (a
+    #: reversal) waits for a later settle window to propose it again; the first window
+    #: that proposes it only notes it. Every frame decodes the record afresh, and the
+    #: readings that first recorded a corrected piece keep voting at full weight
+    #: (``repair_recorded_weight``), so a single window whose present view of the cell is
+    #: ambiguous undoes a correction and the next clear one redoes it (game 1033006: b3/d2
+    #: corrected at 35.07 s, back at 38.13 s, again at 39.07 s; the reversal is proposed in
+    #: one window only, a right one in 3028003 in three in a row). False: act at once
+    #: (sessions 5-33).
+    repair_hold_reversals: bool = False
     #: A new piece read weakly (margin below ``decision_margin``) or not at all (hidden behind
     #: a piece in front, a top out of sight) is committed with its likeliest reading among the
     #: pieces not yet played, with a warning naming the cell, after this long: the frames of a
