@@ -132,6 +132,10 @@ class StateTracker:
         #: each cell's occupied probability on the last settled frame
         self._settled_occ: dict[Cell, float] = {}
         self._change: Mapping[Cell, float] | None = None  # this frame's change scores
+        #: ``least_visible_shares`` for a view and the record's standing pieces (the last
+        #: asked: several cells of one settle ask it)
+        self._shares: tuple[BoardView, frozenset[tuple[Cell, bool]], dict[Cell, float]] | None
+        self._shares = None
         #: the cell the last hidden arrival took by its rise's uniqueness alone
         #: (``TrackerConfig.hidden_arrival_unique_rise``), for the warning's wording
         self._rise_only: Cell | None = None
@@ -897,11 +901,8 @@ class StateTracker:
         change = self._change
         if not change or not self._hand_since_settle or self._view_moved:
             return new_cells
-        view = observation.board_view
-        least: dict[Cell, float] = {}
-        if cfg.weak_in_view_least_visible and self.game is not None and isinstance(view, BoardView):
-            standing = {c: p.value("height") == "tall" for c, p in self.game.board.items()}
-            least = least_visible_shares(view, standing)
+        least = (self._least_shares(observation) if cfg.weak_in_view_least_visible else None
+                 ) or {}
         unchanged = set()
         for cell in new_cells:
             reading = observation.reading(cell)
@@ -1083,12 +1084,22 @@ class StateTracker:
         ``TrackerConfig.hidden_arrival_least_visible`` the smaller of that and the share the
         recorded pieces nearer the camera leave of a piece of either height there."""
         seen = observation.reading(cell).visible_fraction
+        least = (self._least_shares(observation) if self.config.hidden_arrival_least_visible
+                 else None)
+        return seen if least is None else min(seen, least.get(cell, seen))
+
+    def _least_shares(self, observation: Observation) -> dict[Cell, float] | None:
+        """``least_visible_shares`` of the free cells behind the record's standing pieces in
+        ``observation``'s view (None without a game or a board view), computed once per view
+        and record."""
         view = observation.board_view
-        if (not self.config.hidden_arrival_least_visible or self.game is None
-                or not isinstance(view, BoardView)):
-            return seen
+        if self.game is None or not isinstance(view, BoardView):
+            return None
         standing = {c: p.value("height") == "tall" for c, p in self.game.board.items()}
-        return min(seen, least_visible_shares(view, standing).get(cell, seen))
+        key = frozenset(standing.items())
+        if self._shares is None or self._shares[0] is not view or self._shares[1] != key:
+            self._shares = (view, key, least_visible_shares(view, standing))
+        return self._shares[2]
 
     def _occupancy_rise(self, observation: Observation, cell: Cell) -> float:
         """How much ``cell``'s occupancy log-odds rose since the last settled frame
@@ -1123,6 +1134,8 @@ class StateTracker:
         self._refused.clear()
         self._guessed.clear()
         self._recordings.clear()
+        self._replaced.clear()
+        self._held_reversals.clear()
         self._hidden_guess.clear()
         self._seen_before.clear()
         self._seen_in_view = {c: a for c, a in self._seen_in_view.items() if c in occupied}
