@@ -1347,11 +1347,15 @@ class StateTracker:
         Only cells seen now about as fully as ever in this view take part: a piece placed
         in front later hides part of a recorded one, and that poorer view must not overturn
         what a fuller one read clearly (others keep their pieces, which stay taken). A piece
-        recorded as a guess (read weakly or in part) takes part from any view."""
+        recorded as a guess (read weakly or in part) takes part from any view. With
+        ``repair_waits_for_pending`` nothing is corrected while a new piece waits to be
+        committed (it is still among the unplayed pieces the decode hands out)."""
         game = self.game
         cfg = self.config
         if game is None or game.over or cfg.repair_confidence >= 1.0:
             return []
+        if cfg.repair_waits_for_pending and self._first_seen:
+            return []  # a piece waits to be committed: the unplayed pieces are not known
         visible = {}
         for cell in cells:
             seen = observation.reading(cell).visible_fraction

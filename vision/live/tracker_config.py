@@ -146,6 +146,15 @@ class TrackerConfig:
     #: one window only, a right one in 3028003 in three in a row). False: act at once
     #: (sessions 5-33).
     repair_hold_reversals: bool = False
+    #: No correction while a new piece waits to be committed (taken, not yet recorded):
+    #: the decode gives the recorded cells the pieces not yet played, and the waiting piece
+    #: is still one of them, so a recorded cell that sees it (a hidden guess behind or
+    #: beside it reads its colour and height) can be given it, and the new cell then gets
+    #: what is left (game 1033110: c3, a hidden guess, corrected to the dark round tall
+    #: hollow piece just put on d3, 0.06 s before d3 was committed as another piece). The
+    #: window goes on after the commit, so a correction only waits. False: correct while a
+    #: piece waits (sessions 5-33).
+    repair_waits_for_pending: bool = True
     #: A new piece read weakly (margin below ``decision_margin``) or not at all (hidden behind
     #: a piece in front, a top out of sight) is committed with its likeliest reading among the
     #: pieces not yet played, with a warning naming the cell, after this long: the frames of a
