@@ -1887,3 +1887,36 @@ def test_a_weak_cell_the_recorded_pieces_leave_in_view_needs_a_change_too(knob, 
     change = {cell: 0.05, Cell.from_name("a1"): 0.02}
     events = feed.frames(6.0, obs=_with_occupancy(obs, cell, 0.572), change=change)
     assert [e["name"] for e in events if e["type"] == "move"] == ([name] if moved else [])
+
+
+@pytest.mark.parametrize("knob, front_seen, front_change, moved", [
+    (True, 0.99, 0.33, "c3"),  # c3 in full view reads its piece: d3 behind only sees it
+    (False, 0.99, 0.33, "d3"),  # knob off: the change's near-tied pick, d3
+    (True, 0.63, 0.33, "d3"),  # c3 half hidden (1026002's c4): its reading is no floor's
+    (True, 0.99, 0.15, "d3"),  # d3 explains the change alone: no tie to break
+])
+def test_a_near_tie_of_the_change_goes_to_the_new_cell_in_full_view(
+        knob, front_seen, front_change, moved):
+    # Fresh game 1033009 (47 degrees, draw; 38 here) move 10: a light round tall hollow
+    # piece put on c3, in full view (0.99), read 0.985; d3 behind it, empty, read 0.922
+    # (0.12 in view, the new piece covering it). The change scored d3 0.36 and c3 0.33, and
+    # d3 was taken, c3 held as its echo (helper-33h; helper-34d).
+    from tests.read.synth import make_view
+    from vision.live.arrivals import can_echo
+
+    board = make_view(elevation_deg=38.0, azimuth_deg=0.0, distance_m=0.45)
+    c3, d3 = Cell.from_name("c3"), Cell.from_name("d3")
+    config = TrackerConfig(full_view_arrival=knob)
+    assert can_echo(board, d3, c3, config) and not can_echo(board, c3, d3, config)
+    feed = Feed(StateTracker(config=config))
+    feed.frames(1.0, board_view=board)
+    feed.place("a1", "DRSS", board_view=board)
+    feed.frames(1.0, busy=True)
+    piece = Piece.from_symbol("LRTH")
+    feed.pieces[c3] = piece
+    obs = readings_from_pieces({**feed.pieces, d3: piece}, visible={c3: front_seen, d3: 0.12},
+                               board_view=board)
+    obs = _with_occupancy(_with_occupancy(obs, c3, 0.985), d3, 0.922)
+    change = {c3: front_change, d3: 0.36, Cell.from_name("b3"): 0.25}
+    events = feed.frames(1.0, obs=obs, change=change)
+    assert [e["name"] for e in events if e["type"] == "move"] == [moved]

@@ -208,6 +208,8 @@ class ArrivalFilter:
             if shown:
                 arrival = max(shown, key=lambda c: (change[c],
                                                     observation.reading(c).occupied_probability))
+                if self.config.full_view_arrival:
+                    arrival = self._in_full_view(observation, fresh, arrival, change) or arrival
         read = log_odds(arrival)
         if steady:
             echoes = self._steady_echoes(observation, fresh, arrival, log_odds, change)
@@ -244,6 +246,26 @@ class ArrivalFilter:
         return any(can_echo(view, cell, other, self.config)
                    and differences(read, log_odds(other)) <= self.config.arrival_echo_differences
                    for other in fresh if other != cell)
+
+    def _in_full_view(self, observation: Observation, fresh: list[Cell], pick: Cell,
+                      change: Mapping[Cell, float]) -> Cell | None:
+        """A new cell to take instead of ``pick``, the change's near-tied choice
+        (``TrackerConfig.full_view_arrival``): in full view (``full_view_share``), read
+        surely occupied, its change at least ``change_arrival_ratio`` of the pick's, and
+        in front of the pick (the pick can see a piece on it, it cannot see one on the
+        pick: :func:`can_echo`). Of several, the one read most surely."""
+        view = observation.board_view
+        if not isinstance(view, BoardView):
+            return None
+        cfg = self.config
+        bar = cfg.change_arrival_ratio * change.get(pick, 0.0)
+        front = [c for c in fresh if c != pick
+                 and observation.reading(c).visible_fraction >= cfg.full_view_share
+                 and observation.reading(c).occupied_probability >= cfg.sure_piece_probability
+                 and change.get(c, 0.0) >= bar
+                 and can_echo(view, pick, c, cfg) and not can_echo(view, c, pick, cfg)]
+        return max(front, key=lambda c: observation.reading(c).occupied_probability,
+                   default=None)
 
     def _steady_echoes(self, observation: Observation, fresh: list[Cell],
                        arrival: Cell, log_odds: LogOdds,

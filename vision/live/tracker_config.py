@@ -327,6 +327,20 @@ class TrackerConfig:
     #: recorded games, three were phantoms (1024008 becomes exact) and two real pieces
     #: from earlier turns never taken (1023017 loses one; session 30, docs/design.md).
     unchanged_co_arrival_is_echo: bool = False
+    #: Of the cells new in the first settle after a hand (the view steady, the change
+    #: measured), the one whose silhouette best matches the change is the arrival; with
+    #: this, a near tie (the other scores at least ``change_arrival_ratio`` of it) goes
+    #: instead to a new cell in full view (the reader's share at least
+    #: ``full_view_share``) read surely occupied (``sure_piece_probability``) when the
+    #: change's pick stands behind it: the pick can see a piece there (:func:`can_echo`),
+    #: a piece on the pick could not cover the full-view cell's floor, which the reader
+    #: sees and finds taken. Game 1033009's move 10: c3 in full view (0.99, 0.985, change
+    #: 0.33) and d3 behind it (0.12, 0.922, 0.36); the change took d3. The cells in front
+    #: that were rightly not taken in such ties (1026002's c4, 1029110's c2, 1025003's c4)
+    #: were half hidden by recorded pieces (shares 0.52-0.63): their readings see those
+    #: pieces, not their floor. False: the change's pick (sessions 30-33).
+    full_view_arrival: bool = False
+    full_view_share: float = 0.9
     #: A held-back echo (a cell held as a neighbour's view of an earlier turn's piece, still
     #: read occupied) sets no bar for the cells new after a hand: only a surely read *new*
     #: cell makes the clearly but not surely read ones beside it doubtful
