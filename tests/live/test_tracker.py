@@ -1367,7 +1367,10 @@ def test_the_arrival_is_where_the_image_changed_though_a_cell_in_front_reads_it(
     feed.pieces[back] = Piece.from_symbol("LSSH")
     seen = dict(feed.pieces)
     seen[front] = Piece.from_symbol("LSTH")  # the front cell reads it, taller
-    obs = _with_occupancy(readings_from_pieces(seen, board_view=view), front, 0.94)
+    # The front cell's footprint half hidden (1025003's c4: 0.58 in view, helper-34d's scan;
+    # in full view it would read its own floor, ``full_view_arrival``).
+    obs = _with_occupancy(readings_from_pieces(seen, board_view=view, visible={front: 0.58}),
+                          front, 0.94)
     change = {back: 0.82, front: 0.67} if measured else None
     events = feed.frames(2.0, obs=obs, change=change)
     taken = [e["name"] for e in events if e["type"] == "move"]

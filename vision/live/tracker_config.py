@@ -152,8 +152,10 @@ class TrackerConfig:
     #: beside it reads its colour and height) can be given it, and the new cell then gets
     #: what is left (game 1033110: c3, a hidden guess, corrected to the dark round tall
     #: hollow piece just put on d3, 0.06 s before d3 was committed as another piece). The
-    #: window goes on after the commit, so a correction only waits. False: correct while a
-    #: piece waits (sessions 5-33).
+    #: window goes on after the commit, so a correction only waits (0.13-0.2 s in seven
+    #: games of the 256 replays and 1033006; one commit that needed it 0.13 s later,
+    #: 1033016). 1026007 (b1 the same way) becomes exact. False: correct while a piece
+    #: waits (sessions 5-33).
     repair_waits_for_pending: bool = True
     #: A new piece read weakly (margin below ``decision_margin``) or not at all (hidden behind
     #: a piece in front, a top out of sight) is committed with its likeliest reading among the
@@ -338,8 +340,10 @@ class TrackerConfig:
     #: 0.33) and d3 behind it (0.12, 0.922, 0.36); the change took d3. The cells in front
     #: that were rightly not taken in such ties (1026002's c4, 1029110's c2, 1025003's c4)
     #: were half hidden by recorded pieces (shares 0.52-0.63): their readings see those
-    #: pieces, not their floor. False: the change's pick (sessions 30-33).
-    full_view_arrival: bool = False
+    #: pieces, not their floor. No event of the 256 recorded games of session 32's
+    #: replays, of session 32's ten fresh ones, or of 32 of the 33 of session 33 changes
+    #: (helper-34d). False: the change's pick (sessions 30-33).
+    full_view_arrival: bool = True
     full_view_share: float = 0.9
     #: A held-back echo (a cell held as a neighbour's view of an earlier turn's piece, still
     #: read occupied) sets no bar for the cells new after a hand: only a surely read *new*
