@@ -1655,6 +1655,39 @@ def test_a_line_through_a_guessed_part_view_needs_its_value_read_clearly(
                        "clearly" in e["message"] for e in events if e["type"] == "warning")
 
 
+@pytest.mark.parametrize("clear_after_next_move", [False, True])
+def test_a_line_held_on_a_guess_is_announced_late_when_a_later_view_reads_it_clearly(
+        clear_after_next_move):
+    # As above, d1's top read hollow at 0.6 from 40% of it: the line a1-d1 "all hollow" is
+    # held. More still frames of the same view add nothing (session 34, helper-34c: the
+    # real lines so held in the cached games kept their share in view, 0.05-0.36, to the
+    # next move or the end). When a later view shows d1 whole and reads its top clearly
+    # (the camera moved), the held line is announced then, late, while it still counts;
+    # once the next piece is placed it has lapsed and a clear reading no longer raises it.
+    feed = Feed(StateTracker(config=TrackerConfig(gate_guess_part_view=0.5)))
+    feed.frames(1.0)
+    for name, sym in [("a1", "DRSH"), ("b1", "LSSH"), ("c1", "DSTH")]:
+        feed.place(name, sym)
+    d1 = Cell.from_name("d1")
+    weak = {d1: {"shape": 0.5, "top": 0.6}}
+    t_left, events = feed.place("d1", "LRTH", settle_s=3.0, odds=weak, visible={d1: 0.4})
+    assert "quarto" not in types(events)
+    assert any("possible Quarto a1-b1-c1-d1" in e.get("message", "") for e in events)
+    assert "quarto" not in types(feed.frames(2.0, odds=weak, visible={d1: 0.4}))
+    if clear_after_next_move:
+        _, events = feed.place("a4", "DSSS", settle_s=2.0, odds=weak, visible={d1: 0.4})
+        assert any("lapsed unconfirmed" in e.get("message", "") for e in events)
+    clear = {d1: {"shape": 0.5, "top": 0.95}}
+    events = feed.frames(2.0, odds=clear, visible={d1: 1.0})
+    quartos = [e for e in events if e["type"] == "quarto"]
+    if clear_after_next_move:
+        assert not quartos
+    else:
+        (quarto,) = quartos
+        assert quarto["after_move"] == 4 and quarto["shared"] == {"top": "hollow"}
+        assert quarto["t"] == pytest.approx(t_left + 5.0)  # the clear view's first frame
+
+
 @pytest.mark.parametrize("forced, announced", [(0.0, False), (0.9, True)])
 def test_a_guessed_part_view_carries_a_line_on_a_value_the_other_pieces_leave_it(
         forced, announced):
