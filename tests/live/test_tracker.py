@@ -1731,6 +1731,32 @@ def test_a_guessed_part_view_carries_a_line_on_its_colour():
     assert quartos and quartos[0]["shared"] == {"color": "light"}
 
 
+@pytest.mark.parametrize("knob, square, announced", [
+    (False, 0.2, False),  # shape read round 0.8 (1.4 nats) from 30%: under decision_margin
+    (True, 0.2, True),  # the colour's lean (1 nat) is enough for a shape
+    (True, 0.4, False),  # round only 0.6 (0.4 nats): still held
+])
+def test_a_guessed_part_views_shape_needs_the_colours_lean_with_the_knob(
+        knob, square, announced):
+    # Low-angle fresh game 1033111: c2, 0.34 in view, recorded as a guess, its shape read
+    # round 1.51 nats when recorded and 1.45 since (one view); the real "all round" line it
+    # completed was held to the end of the game. With ``gate_guess_shape_as_colour`` a
+    # guess's shape, shown on any band of the piece as its colour is, needs the colour's
+    # lean, not ``decision_margin``. Here a1-d1 is "all round" only.
+    feed = Feed(StateTracker(config=TrackerConfig(gate_guess_shape_as_colour=knob)))
+    feed.frames(1.0)
+    for name, sym in [("a1", "DRSH"), ("b1", "LRTS"), ("c1", "DRTH")]:
+        feed.place(name, sym)
+    d1 = Cell.from_name("d1")
+    weak = {d1: {"shape": square}}
+    _, events = feed.place("d1", "LRSS", settle_s=3.0, odds=weak, visible={d1: 0.3})
+    assert any("d1 only partly read" in e.get("message", "") for e in events)
+    assert ("quarto" in types(events)) == announced
+    if not announced:
+        assert any("the piece on d1 was recorded as a guess and its shape never read clearly"
+                   in e.get("message", "") for e in events if e["type"] == "warning")
+
+
 @pytest.mark.parametrize("view, announced", [(0.0, True), (0.5, False)])
 def test_a_guessed_part_view_with_its_colour_undecided_holds_a_colour_line(view, announced):
     # As above, d1's colour read 0.67 light (0.71 nats) from 30% of the piece, one unchanged

@@ -452,6 +452,18 @@ class TrackerConfig:
     gate_guess_colour_view: float = 0.5
     #: The lean (nats) ``gate_guess_colour_view`` asks of a guessed part view's colour.
     gate_guess_colour_lean: float = 1.0
+    #: ``gate_guess_part_view`` asks a guessed part view's shape for the colour's lean
+    #: (``gate_guess_colour_lean`` under ``gate_guess_colour_view``) instead of
+    #: ``decision_margin``: a piece's cross-section is the same at every height, so the band
+    #: of it left in view shows its shape as any part shows its colour (its top face and its
+    #: base, which decide top and height, may be out of sight). Session 34 (helper-34c),
+    #: from the held lines of the cached games: low-angle fresh 1033111's real "all round"
+    #: held on c2 (0.34 in view, shape read round 1.51 nats when recorded and 1.45 since,
+    #: one view) is announced at 0.47 s; the false lines the rule holds rest on a guessed
+    #: top (1024015, 3028009, 1031006: 0.36-1.13 nats) or a shape read no way (1029109,
+    #: -0.08) and stay held. Off by default: chosen after seeing those lines (docs/design.md,
+    #: Live, "Session 34, held lines").
+    gate_guess_shape_as_colour: bool = False
     #: ``gate_guess_part_view`` also holds a piece not recorded as a guess whose recording
     #: readings separate it by less than ``decision_margin`` from a piece the record gave to
     #: a cell recorded as a guess: its margin rested on that guess (the rival could be on
