@@ -461,9 +461,13 @@ class TrackerConfig:
     #: held on c2 (0.34 in view, shape read round 1.51 nats when recorded and 1.45 since,
     #: one view) is announced at 0.47 s; the false lines the rule holds rest on a guessed
     #: top (1024015, 3028009, 1031006: 0.36-1.13 nats) or a shape read no way (1029109,
-    #: -0.08) and stay held. Off by default: chosen after seeing those lines (docs/design.md,
-    #: Live, "Session 34, held lines").
-    gate_guess_shape_as_colour: bool = False
+    #: -0.08) and stay held; in every recorded part view a guess's shape read either about
+    #: nothing or rightly (1029109, 1031103, 3028023, 1033005, 1033111), while its top has
+    #: read wrongly up to 1.5 nats (1031006, 3028009, 1024015, 1031105). Replays of the 256
+    #: recordings and session 32's ten fresh ones: events identical. Chosen after seeing
+    #: those lines, so to be confirmed on fresh games (docs/design.md, Live, "Session 34,
+    #: held lines").
+    gate_guess_shape_as_colour: bool = True
     #: ``gate_guess_part_view`` also holds a piece not recorded as a guess whose recording
     #: readings separate it by less than ``decision_margin`` from a piece the record gave to
     #: a cell recorded as a guess: its margin rested on that guess (the rival could be on
