@@ -477,7 +477,7 @@ class StateTracker:
                 and abs(seen - recording.seen) <= cfg.repair_view_drop)
         weight = 1.0 / max(len(views), 1) if once else 1.0
         unclear = []
-        parts = _PART_ATTRIBUTES
+        parts: tuple[str, ...] = _PART_ATTRIBUTES
         if cfg.gate_guess_shape_as_colour:
             parts = tuple(a for a in parts if a != "shape")  # shows on any band, as colour
         for a, value in shared.items():
