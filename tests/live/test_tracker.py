@@ -1658,6 +1658,39 @@ def test_a_line_through_a_guessed_part_view_needs_its_value_read_clearly(
                        "clearly" in e["message"] for e in events if e["type"] == "warning")
 
 
+@pytest.mark.parametrize("clear_after_next_move", [False, True])
+def test_a_line_held_on_a_guess_is_announced_late_when_a_later_view_reads_it_clearly(
+        clear_after_next_move):
+    # As above, d1's top read hollow at 0.6 from 40% of it: the line a1-d1 "all hollow" is
+    # held. More still frames of the same view add nothing (session 34, helper-34c: the
+    # real lines so held in the cached games kept their share in view, 0.05-0.36, to the
+    # next move or the end). When a later view shows d1 whole and reads its top clearly
+    # (the camera moved), the held line is announced then, late, while it still counts;
+    # once the next piece is placed it has lapsed and a clear reading no longer raises it.
+    feed = Feed(StateTracker(config=TrackerConfig(gate_guess_part_view=0.5)))
+    feed.frames(1.0)
+    for name, sym in [("a1", "DRSH"), ("b1", "LSSH"), ("c1", "DSTH")]:
+        feed.place(name, sym)
+    d1 = Cell.from_name("d1")
+    weak = {d1: {"shape": 0.5, "top": 0.6}}
+    t_left, events = feed.place("d1", "LRTH", settle_s=3.0, odds=weak, visible={d1: 0.4})
+    assert "quarto" not in types(events)
+    assert any("possible Quarto a1-b1-c1-d1" in e.get("message", "") for e in events)
+    assert "quarto" not in types(feed.frames(2.0, odds=weak, visible={d1: 0.4}))
+    if clear_after_next_move:
+        _, events = feed.place("a4", "DSSS", settle_s=2.0, odds=weak, visible={d1: 0.4})
+        assert any("lapsed unconfirmed" in e.get("message", "") for e in events)
+    clear = {d1: {"shape": 0.5, "top": 0.95}}
+    events = feed.frames(2.0, odds=clear, visible={d1: 1.0})
+    quartos = [e for e in events if e["type"] == "quarto"]
+    if clear_after_next_move:
+        assert not quartos
+    else:
+        (quarto,) = quartos
+        assert quarto["after_move"] == 4 and quarto["shared"] == {"top": "hollow"}
+        assert quarto["t"] == pytest.approx(t_left + 5.0)  # the clear view's first frame
+
+
 @pytest.mark.parametrize("forced, announced", [(0.0, False), (0.9, True)])
 def test_a_guessed_part_view_carries_a_line_on_a_value_the_other_pieces_leave_it(
         forced, announced):
@@ -1699,6 +1732,32 @@ def test_a_guessed_part_view_carries_a_line_on_its_colour():
     assert any("d1 only partly read" in e.get("message", "") for e in events)
     quartos = [e for e in events if e["type"] == "quarto"]
     assert quartos and quartos[0]["shared"] == {"color": "light"}
+
+
+@pytest.mark.parametrize("knob, square, announced", [
+    (False, 0.2, False),  # shape read round 0.8 (1.4 nats) from 30%: under decision_margin
+    (True, 0.2, True),  # the colour's lean (1 nat) is enough for a shape
+    (True, 0.4, False),  # round only 0.6 (0.4 nats): still held
+])
+def test_a_guessed_part_views_shape_needs_the_colours_lean_with_the_knob(
+        knob, square, announced):
+    # Low-angle fresh game 1033111: c2, 0.34 in view, recorded as a guess, its shape read
+    # round 1.51 nats when recorded and 1.45 since (one view); the real "all round" line it
+    # completed was held to the end of the game. With ``gate_guess_shape_as_colour`` a
+    # guess's shape, shown on any band of the piece as its colour is, needs the colour's
+    # lean, not ``decision_margin``. Here a1-d1 is "all round" only.
+    feed = Feed(StateTracker(config=TrackerConfig(gate_guess_shape_as_colour=knob)))
+    feed.frames(1.0)
+    for name, sym in [("a1", "DRSH"), ("b1", "LRTS"), ("c1", "DRTH")]:
+        feed.place(name, sym)
+    d1 = Cell.from_name("d1")
+    weak = {d1: {"shape": square}}
+    _, events = feed.place("d1", "LRSS", settle_s=3.0, odds=weak, visible={d1: 0.3})
+    assert any("d1 only partly read" in e.get("message", "") for e in events)
+    assert ("quarto" in types(events)) == announced
+    if not announced:
+        assert any("the piece on d1 was recorded as a guess and its shape never read clearly"
+                   in e.get("message", "") for e in events if e["type"] == "warning")
 
 
 @pytest.mark.parametrize("view, announced", [(0.0, True), (0.5, False)])

@@ -477,9 +477,12 @@ class StateTracker:
                 and abs(seen - recording.seen) <= cfg.repair_view_drop)
         weight = 1.0 / max(len(views), 1) if once else 1.0
         unclear = []
+        parts: tuple[str, ...] = _PART_ATTRIBUTES
+        if cfg.gate_guess_shape_as_colour:
+            parts = tuple(a for a in parts if a != "shape")  # shows on any band, as colour
         for a, value in shared.items():
             lean = weight * sum(_leans_to(v, a, value) for v in views)
-            if a in _PART_ATTRIBUTES:
+            if a in parts:
                 needed = cfg.decision_margin
             elif max(recording.seen, seen) < cfg.gate_guess_colour_view:
                 needed = cfg.gate_guess_colour_lean

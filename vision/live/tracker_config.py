@@ -479,6 +479,22 @@ class TrackerConfig:
     gate_guess_colour_view: float = 0.5
     #: The lean (nats) ``gate_guess_colour_view`` asks of a guessed part view's colour.
     gate_guess_colour_lean: float = 1.0
+    #: ``gate_guess_part_view`` asks a guessed part view's shape for the colour's lean
+    #: (``gate_guess_colour_lean`` under ``gate_guess_colour_view``) instead of
+    #: ``decision_margin``: a piece's cross-section is the same at every height, so the band
+    #: of it left in view shows its shape as any part shows its colour (its top face and its
+    #: base, which decide top and height, may be out of sight). Session 34 (helper-34c),
+    #: from the held lines of the cached games: low-angle fresh 1033111's real "all round"
+    #: held on c2 (0.34 in view, shape read round 1.51 nats when recorded and 1.45 since,
+    #: one view) is announced at 0.47 s; the false lines the rule holds rest on a guessed
+    #: top (1024015, 3028009, 1031006: 0.36-1.13 nats) or a shape read no way (1029109,
+    #: -0.08) and stay held; in every recorded part view a guess's shape read either about
+    #: nothing or rightly (1029109, 1031103, 3028023, 1033005, 1033111), while its top has
+    #: read wrongly up to 1.5 nats (1031006, 3028009, 1024015, 1031105). Replays of the 256
+    #: recordings and session 32's ten fresh ones: events identical. Chosen after seeing
+    #: those lines, so to be confirmed on fresh games (docs/design.md, Live, "Session 34,
+    #: held lines").
+    gate_guess_shape_as_colour: bool = True
     #: ``gate_guess_part_view`` also holds a piece not recorded as a guess whose recording
     #: readings separate it by less than ``decision_margin`` from a piece the record gave to
     #: a cell recorded as a guess: its margin rested on that guess (the rival could be on
