@@ -28,7 +28,7 @@ from vision.learn.board_colours import board_colour_evidence
 from vision.learn.cnn import ConvCellModel
 from vision.learn.config import BoardColourConfig, FarSideConfig, LearnedReaderConfig
 from vision.learn.odds_calibration import OddsCalibration
-from vision.read.appearance import body_colour_points, near_face_seen
+from vision.read.appearance import body_colour_points
 from vision.read.config import ReaderConfig
 from vision.read.decode import decode_pieces
 from vision.read.exposure import ExposureConfig, normalise_exposure
@@ -406,33 +406,18 @@ def _unoccluded(parts: list[NDArray[np.float64]], feats: CellFeatures, view: Boa
     if config.resampled_parts:
         moved = heights != sampled
         sampled = np.where(moved, heights, sampled)
-    side_h = sampled
-    if feats.side_below_top:
-        from vision.read.reader import side_sample_heights
-        side_h = side_sample_heights(sampled, frames.footprint_m, ReaderConfig())
-    points = [top_colour_points(view, frames, sampled), body_colour_points(view, frames, side_h)]
+    points = [top_colour_points(view, frames, sampled), body_colour_points(view, frames, sampled)]
     top_seen = frames.top_sine >= ReaderConfig().min_top_sine
     least = (config.min_top_visible, config.min_side_visible)
     mask = OcclusionMask(view, frames, heights_m=heights)
     looked_up = [mask.mask_pixels(p) for p in points]
-    # The near-face samples the piece's own top hides (``ReaderConfig.side_below_top``) are
-    # never its side: they are left out here as in the reader.
-    face = [None, near_face_seen(view, frames, side_h) if feats.side_below_top else None]
     out = [np.array(p, np.float64) for p in parts]
     for i in np.argsort(frames.depth_m):
         for k, (pixels, inside) in enumerate(looked_up):
             clear = mask.uncovered_pixels(pixels[i], inside[i]) | ~inside[i]
-            seen = face[k]
-            if seen is not None:
-                if np.count_nonzero(seen[i]) < 3:
-                    out[k][i] = np.nan
-                    continue
-                clear, points_i = clear[seen[i]], points[k][i][seen[i]]
-            else:
-                points_i = points[k][i]
             if not moved[i] and (clear.all() or np.isnan(out[k][i]).all()):
                 continue
-            vals, valid = feats.patch.sample(points_i[clear])
+            vals, valid = feats.patch.sample(points[k][i][clear])
             if (np.mean(clear) < least[k] or np.count_nonzero(valid) < 3
                     or (moved[i] and k == 0 and not top_seen[i])):
                 out[k][i] = np.nan

@@ -117,74 +117,31 @@ def occupancy_points(view: BoardView, frames: CellFrames) -> FloatArray:
     ], axis=1)
 
 
-#: The near-face colour samples (``body_colour_points``): heights as fractions of the piece's
-#: height, angles from the camera's side of the axis, and their distance from the axis (in
-#: footprints; a round piece's wall is at 0.5).
-_BODY_FRACS = np.array([0.3, 0.45, 0.6, 0.75, 0.85])
-_BODY_ANGLES = np.radians(np.array([-40.0, -20.0, 0.0, 20.0, 40.0]))
-_BODY_RADIUS_F = 0.42
-
-
 def body_colour_points(view: BoardView, frames: CellFrames, heights_m: FloatArray) -> FloatArray:
     """(16, 25, 2) image points on the near face of a piece of height ``heights_m[i]`` on each
     cell, whose median colour is :func:`body_colour`."""
     f = frames.footprint_m
+    fracs = np.array([0.3, 0.45, 0.6, 0.75, 0.85])
+    angles = np.pi + np.radians(np.array([-40.0, -20.0, 0.0, 20.0, 40.0]))
     return project_grid(
-        view, circle_points(frames, _BODY_RADIUS_F * f, heights_m[:, None] * _BODY_FRACS[None, :],
-                            np.pi + _BODY_ANGLES)
+        view, circle_points(frames, 0.42 * f, heights_m[:, None] * fracs[None, :], angles)
     ).reshape(16, -1, 2)
-
-
-def near_face_seen(view: BoardView, frames: CellFrames, heights_m: FloatArray,
-                   ) -> NDArray[np.bool_]:
-    """(16, 25) whether each of :func:`body_colour_points` shows the piece's near face, not its
-    own top. The points lie just inside the wall (0.42 of a footprint from the axis); a point's
-    line of sight to the camera leaves the piece through its wall (a round piece's, half a
-    footprint from the axis; a square one's walls are no nearer) below the top, or through the
-    top. Seen steeply, the line climbs faster than it nears the wall, and the colour found at
-    the point is the top's: from straight above every sample is, whatever the sides look
-    like."""
-    f = frames.footprint_m
-    h = np.asarray(heights_m, np.float64)
-    pts = circle_points(frames, _BODY_RADIUS_F * f, h[:, None] * _BODY_FRACS[None, :],
-                        np.pi + _BODY_ANGLES)  # (16, K, J, 3)
-    eye = view.camera.pose.camera_center
-    d = eye - pts
-    p = pts[..., :2] - frames.centers_m[:, None, None, :2]
-    # The way out: |p + s d_xy| = f / 2 for the positive root s (p lies inside).
-    a = np.maximum((d[..., :2] ** 2).sum(-1), 1e-18)
-    b = (p * d[..., :2]).sum(-1)
-    c = (p ** 2).sum(-1) - (0.5 * f) ** 2
-    s = (-b + np.sqrt(np.maximum(b * b - a * c, 0.0))) / a
-    exit_z = pts[..., 2] + s * d[..., 2]
-    return np.asarray((exit_z < h[:, None, None]).reshape(len(h), -1))
 
 
 def body_colour(
     view: BoardView, frames: CellFrames, patch: LabPatch, heights_m: FloatArray,
     usable: Callable[[FloatArray], NDArray[np.bool_]] | None = None,
-    seen: NDArray[np.bool_] | None = None,
 ) -> NDArray[np.float64]:
     """(16, 3) median Lab colour of the near face of a piece of height ``heights_m[i]`` on each
     cell (between 30 % and 85 % of its height, where neither the contact shadow at the base nor
-    the top's highlight dominates); ``usable`` drops points hidden by nearer pieces. ``seen``
-    ((16, 25), :func:`near_face_seen`) drops the points the piece's own top hides, and a cell
-    left with fewer than 3 points has no near-face colour (NaN): its side is not in view."""
+    the top's highlight dominates); ``usable`` drops points hidden by nearer pieces."""
     pts = body_colour_points(view, frames, heights_m)
     vals, valid = patch.sample(pts)
     ok = valid & (usable(pts) if usable is not None else True)
-    fallback: NDArray[np.bool_] | bool = True
-    if seen is not None:
-        ok = ok & seen
-        valid = valid & seen
-        fallback = valid
     enough = np.sum(ok, axis=1) >= 3
-    keep = np.where(enough[:, None], ok, fallback)
+    keep = np.where(enough[:, None], ok, True)
     colour = np.where(keep[..., None], vals, np.nan)
-    out = np.asarray(nanmedian(colour, axis=1), dtype=np.float64)
-    if seen is not None:
-        out[np.sum(valid, axis=1) < 3] = np.nan
-    return out
+    return np.asarray(nanmedian(colour, axis=1), dtype=np.float64)
 
 
 def _colour_mode(samples: NDArray[np.float32], radius: float = 8.0) -> NDArray[np.float32]:

@@ -90,12 +90,6 @@ class ReaderConfig:
     #: Below this foreshortening (sine of the viewing elevation at the top face) the top face
     #: is too thin to read a hole or a square corner: 0.26 = 15 degrees.
     min_top_sine: float = 0.26
-    #: The near-face colour (``appearance.body_colour``) only from the samples the piece's own
-    #: top does not hide (``appearance.near_face_seen``): seen steeply, from above, a piece
-    #: shows its top where its near side would be sampled, and a dark piece's top, lit face on
-    #: by the lamp, can look as light as a light piece's side. A cell whose near face is not
-    #: in view has no side colour; its lightness is its top's (session 34, helper-34f).
-    side_below_top: bool = False
     #: Hole evidence (see ``vision.read.top``: a darker centre and an unevenly lit inner wall)
     #: that marks a hollow piece: a solid top scores about 0, a hollow one 1.5 to 4.
     hole_darkening: float = 1.5

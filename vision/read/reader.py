@@ -33,7 +33,6 @@ from vision.read.appearance import (
     body_colour,
     cell_colours,
     dark_probability,
-    near_face_seen,
 )
 from vision.read.config import ReaderConfig
 from vision.read.decode import decode_pieces
@@ -72,19 +71,6 @@ class CellFeatures:
     #: (16, 3) Lab colour of the near face of each cell's piece at its fitted height
     #: (``appearance.body_colour``); the top's colour is ``top.top_lab``.
     side_lab: FloatArray
-    #: Whether ``side_lab`` left out the samples the piece's own top hides
-    #: (``ReaderConfig.side_below_top``; then NaN where the near face is not in view).
-    side_below_top: bool = False
-
-
-def side_sample_heights(heights_m: FloatArray, footprint_m: float,
-                        config: ReaderConfig) -> FloatArray:
-    """Heights of the pieces whose near faces are sampled for colour with
-    ``config.side_below_top``: each fitted height, but no more than a typical short piece's
-    (``typical_short_f`` footprints). Every piece's body reaches that high, so the samples stay
-    on it when the fit runs too tall (seen from above it can by half: the parallax of a
-    piece's top is a few per cent there), instead of landing beyond its top."""
-    return np.minimum(np.asarray(heights_m, np.float64), config.typical_short_f * footprint_m)
 
 
 def _logistic(x: FloatArray) -> FloatArray:
@@ -172,14 +158,9 @@ def measure_cells(
     top_visible = _top_visibility(view, frames, occupied_p >= config.occupied_probability,
                                   height)
     top = top_features(view, frames, patch, height)
-    seen = None
-    side_h = height
-    if config.side_below_top:
-        side_h = side_sample_heights(height, frames.footprint_m, config)
-        seen = near_face_seen(view, frames, side_h)
-    side = body_colour(view, frames, patch, side_h, seen=seen)
+    side = body_colour(view, frames, patch, height)
     return CellFeatures(frames, profiles, colours, height, occupied_p, visible, top_visible, top,
-                        patch, fit, colour_d, outline_max, side, config.side_below_top)
+                        patch, fit, colour_d, outline_max, side)
 
 
 def _refine_heights(
@@ -334,9 +315,6 @@ def observe_cells(
     p_tall = feats.heights.tall_probability[idx]
     # The top face (lit from above, seen from any angle) and the near side together.
     lightness = 0.5 * (feats.side_lab[:, 0] + feats.top.top_lab[:, 0])
-    if feats.side_below_top:
-        # A near face out of view: the top alone.
-        lightness = np.where(np.isnan(feats.side_lab[:, 0]), feats.top.top_lab[:, 0], lightness)
     p_dark = dark_probability(lightness[idx], usable, feats.colours.scene_white, config,
                               float(feats.colours.bare[0]))
     top_ok = (feats.visible[idx] >= config.min_visible_fraction) & (
