@@ -267,6 +267,17 @@ class LearnedReaderConfig:
     #: renders 1353000+ 112 -> 113 of 3739, boards fully right unchanged on all three. In
     #: ``watch`` the top keeps its odds, marked ``guessed`` (``read_cells_fused``).
     fused_min_top_visible: float = 0.5
+    #: The fused reading's joint decoding (``vision.read.decode.decode_pieces``) weighs each
+    #: occupied cell's claim to a piece by its fused P(occupied): a cell that may be empty
+    #: (a phantom behind a tall piece, a dark piece hardly told from a dark board) reads no
+    #: piece surely, so when it and a cell surely occupied contend for one piece, the sure one
+    #: keeps it (``vision.read.decode.occupancy_weighted``; no parameter). Session 34
+    #: (helper-34f): a third of the shape and colour errors on fresh renders were such trades,
+    #: a doubtful or hardly seen cell taking the piece a plainly seen one shows. Label's
+    #: board, pieces wrong 111 -> 109 (fresh 1357000+), 142 -> 140 (1356000+), 126 -> 117
+    #: (1355000+, held out: 12 fixed, none broken). The odds each cell reports do not change
+    #: (``watch`` reads those, not the decoded pieces). False: as before.
+    decode_by_occupancy: bool = True
     #: Odds are kept inside [p_floor, 1 - p_floor] before joint decoding: a model is never
     #: surer than its validation error rate allows.
     p_floor: float = 0.005
