@@ -72,7 +72,7 @@ def test_fused_reader_without_its_extra_steps_is_the_plain_fusion() -> None:
 
     from vision.evaluation.labels import load_label
     from vision.learn import read_cells_fused, read_cells_learned
-    from vision.learn.config import BoardColourConfig
+    from vision.learn.config import BoardColourConfig, LearnedReaderConfig
     from vision.learn.fuse import HAND_LEARNED_WEIGHTS
     from vision.learn.odds_calibration import OddsCalibration
     from vision.read import read_cells
@@ -84,7 +84,8 @@ def test_fused_reader_without_its_extra_steps_is_the_plain_fusion() -> None:
     assert view
     off = read_cells_fused(image, view, colours=BoardColourConfig(weight=0.0),
                            exposure=ExposureConfig(max_gain=1.0),
-                           calibration=OddsCalibration.identity())
+                           calibration=OddsCalibration.identity(),
+                           config=LearnedReaderConfig(decode_by_occupancy=False))
     plain = fuse_observations(read_cells(image, view), read_cells_learned(image, view),
                               weights=HAND_LEARNED_WEIGHTS)
     for a, b in zip(off.cells, plain.cells, strict=True):
@@ -147,3 +148,35 @@ def test_a_top_the_network_sees_mostly_hidden_is_unknown_or_marked_guessed() -> 
             assert a.attribute_probability[attr] == c.attribute_probability[attr]
         if b.guessed:
             assert a.attribute_probability["top"] is None
+
+
+def test_fused_decoding_weighs_each_cell_by_its_occupancy(monkeypatch: pytest.MonkeyPatch
+                                                          ) -> None:
+    """``LearnedReaderConfig.decode_by_occupancy`` (off by default): on, the joint decoding
+    gets every decoded cell's fused P(occupied); off, none (every cell surely occupied)."""
+    from pathlib import Path
+
+    import cv2
+
+    import vision.learn.fuse as fuse
+    from vision.evaluation.labels import load_label
+    from vision.learn import read_cells_fused
+    from vision.learn.config import LearnedReaderConfig
+
+    root = Path(__file__).resolve().parents[2] / "sample_images"
+    label = load_label(root / "gigamic_black_full_000004.json")
+    image, view = cv2.imread(str(label.image_path)), label.board_view
+    assert view
+    seen: list[object] = []
+    real = fuse.decode_pieces
+
+    def spy(odds, occupied=None):  # type: ignore[no-untyped-def]
+        seen.append(occupied)
+        return real(odds, occupied)
+
+    monkeypatch.setattr(fuse, "decode_pieces", spy)
+    on = read_cells_fused(image, view, config=LearnedReaderConfig(decode_by_occupancy=True))
+    occ = [c.occupied_probability for c in on.cells if c.occupied_probability >= 0.5]
+    assert seen[-1] == occ and len(occ) > 0
+    read_cells_fused(image, view)
+    assert seen[-1] is None

@@ -7,8 +7,13 @@ import itertools
 import numpy as np
 import pytest
 
-from vision.read.decode import decode_pieces, hungarian
-from vision.rules.pieces import ALL_PIECES, ATTRIBUTES, Piece
+from vision.read.decode import (
+    decode_pieces,
+    hungarian,
+    occupancy_weighted,
+    piece_log_likelihood,
+)
+from vision.rules.pieces import ALL_PIECES, ATTRIBUTES, VALUES, Piece
 
 
 @pytest.mark.parametrize("seed", range(20))
@@ -132,3 +137,37 @@ def test_confidence_drops_with_unknowns() -> None:
     odds["shape"] = None
     partial = decode_pieces([odds])[0].confidence
     assert partial < full
+
+
+def test_occupancy_weighting_keeps_sure_cells_and_flattens_empty_ones() -> None:
+    odds = [dict.fromkeys(ATTRIBUTES, 0.9), {"color": 0.2, "shape": None, "height": 0.7,
+                                             "top": 0.6}]
+    ll = piece_log_likelihood(odds)
+    np.testing.assert_array_equal(occupancy_weighted(ll, [1.0, 1.0]), ll)
+    empty = occupancy_weighted(ll, [0.0, 1.0])
+    np.testing.assert_allclose(empty[0], np.log(1.0 / 16.0))
+    np.testing.assert_array_equal(empty[1], ll[1])
+    # In between: the mixture of the reading and "nothing there", row by row.
+    half = occupancy_weighted(ll, [0.5, 0.7])
+    np.testing.assert_allclose(np.exp(half), [0.5 * np.exp(ll[0]) + 0.5 / 16.0,
+                                              0.7 * np.exp(ll[1]) + 0.3 / 16.0])
+    # A doubtful cell's readings still rank the pieces as before.
+    assert (np.argsort(half[0]) == np.argsort(ll[0])).all()
+    for bad in ([0.5], [0.5, 1.2], [0.5, float("nan")]):
+        with pytest.raises(ValueError, match="probability"):
+            occupancy_weighted(ll, bad)
+
+
+def test_a_doubtful_cell_does_not_take_the_piece_a_sure_cell_shows() -> None:
+    """Two cells read the same piece (all second values): the first is surely occupied and
+    reads it at 0.93, the second may be empty (a phantom) but reads it at 0.95. Counting
+    both as occupied, the surer reading wins and the plainly seen piece is changed; weighed
+    by occupancy, the sure cell keeps its piece and the doubtful one takes the next best."""
+    target = Piece.from_attributes({a: VALUES[a][1] for a in ATTRIBUTES})
+    odds = [dict.fromkeys(ATTRIBUTES, 0.93), dict.fromkeys(ATTRIBUTES, 0.95)]
+    plain = decode_pieces(odds)
+    assert plain[1].piece == target and plain[0].piece != target
+    weighed = decode_pieces(odds, [0.99, 0.6])
+    assert weighed[0].piece == target and weighed[1].piece != target
+    # Both sure: as without weights.
+    assert [d.piece for d in decode_pieces(odds, [1.0, 1.0])] == [d.piece for d in plain]

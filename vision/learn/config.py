@@ -267,6 +267,22 @@ class LearnedReaderConfig:
     #: renders 1353000+ 112 -> 113 of 3739, boards fully right unchanged on all three. In
     #: ``watch`` the top keeps its odds, marked ``guessed`` (``read_cells_fused``).
     fused_min_top_visible: float = 0.5
+    #: The fused reading's joint decoding (``vision.read.decode.decode_pieces``) weighs each
+    #: occupied cell's claim to a piece by its fused P(occupied): a cell that may be empty
+    #: (a phantom behind a tall piece, a dark piece hardly told from a dark board) reads no
+    #: piece surely, so when it and a cell surely occupied contend for one piece, the sure one
+    #: keeps it (``vision.read.decode.occupancy_weighted``; no parameter). Session 34
+    #: (helper-34f): over a quarter of the shape and colour errors on fresh renders were such
+    #: trades, a cell taking the piece another one plainly shows. Label's board, pieces wrong
+    #: off -> on: fresh 1357000+ (where the errors were listed) 111 -> 109 (boards fully right
+    #: 382 -> 381), held out 1356000+ 142 -> 140 (370 -> 371), 1355000+ 126 -> 117 (387 ->
+    #: 388; 12 fixed, none broken), 1354000+ 134 -> 133, dev50_low 47 -> 45; photoreal_dev
+    #: 21 -> 22 (tops 10 -> 5, heights 6 -> 9, shape 8 -> 9, on two boards wrong either way;
+    #: fully right 21 of 32 either way); real photos unchanged. The odds each cell reports do
+    #: not change (``watch`` reads those, not the decoded pieces). Off by default: the rule
+    #: for keeping a change on is that nothing else gets worse, and photoreal_dev's pieces
+    #: wrong and one board of 1357000+ did (see design.md, helper-34f).
+    decode_by_occupancy: bool = False
     #: Odds are kept inside [p_floor, 1 - p_floor] before joint decoding: a model is never
     #: surer than its validation error rate allows.
     p_floor: float = 0.005

@@ -128,11 +128,14 @@ def _fused_odds(
 def _decoded(
     first: Observation, second: Observation, occ: list[float],
     odds: list[dict[str, float | None]], guessed_tops: list[bool] | None = None,
+    weigh_occupancy: bool = False,
 ) -> Observation:
     """The occupied cells decoded jointly from fused odds (``guessed_tops``: cells whose top
-    odds are marked ``guessed``)."""
+    odds are marked ``guessed``; ``weigh_occupancy``: each cell's claim weighed by its
+    P(occupied), ``LearnedReaderConfig.decode_by_occupancy``)."""
     occupied = [i for i, p in enumerate(occ) if p >= 0.5]
-    decoded = dict(zip(occupied, decode_pieces([odds[i] for i in occupied]), strict=True))
+    sure = [occ[i] for i in occupied] if weigh_occupancy else None
+    decoded = dict(zip(occupied, decode_pieces([odds[i] for i in occupied], sure), strict=True))
     readings = []
     for i, (a, b) in enumerate(zip(first.cells, second.cells, strict=True)):
         d = decoded.get(i)
@@ -279,7 +282,8 @@ def read_cells_fused(
     if band.weight > 0:
         odds = with_top_band(odds, occ, visible, feats, view, band)
     guessed = [u and o["top"] is not None for o, u in zip(odds, unseen, strict=True)]
-    return _decoded(hand, learned, occ, odds, guessed)
+    return _decoded(hand, learned, occ, odds, guessed,
+                    weigh_occupancy=(config or LearnedReaderConfig()).decode_by_occupancy)
 
 
 def _far_side_checked(occ: list[float], odds: list[dict[str, float | None]],

@@ -113,13 +113,44 @@ def piece_log_likelihood(odds: Sequence[Mapping[str, float | None]]) -> FloatArr
     return ll
 
 
-def decode_pieces(odds: Sequence[Mapping[str, float | None]]) -> list[DecodedPiece]:
+def occupancy_weighted(ll: FloatArray, occupied: Sequence[float]) -> FloatArray:
+    """(n, 16) log-likelihoods ``ll`` of cells that may be empty: cell ``i`` holds a piece with
+    probability ``occupied[i]``, and then its readings are ``ll[i]``; otherwise what was read
+    there says nothing of any piece (each of the 16 equally likely, 1/16). A cell sure to
+    hold a piece keeps its row; a doubtful one (a phantom, or a piece hardly told from the
+    board) claims no piece strongly, so when two cells contend for one piece the one surely
+    there wins it.
+
+    Raises
+    ------
+    ValueError
+        When ``occupied`` does not give one probability in [0, 1] per row.
+    """
+    q = np.asarray(occupied, dtype=np.float64)
+    if q.shape != (ll.shape[0],) or np.any(~(q >= 0.0) | ~(q <= 1.0)):
+        raise ValueError(f"need one probability in [0, 1] per cell, got {occupied!r}")
+    out = np.array(ll, dtype=np.float64)
+    doubtful = q < 1.0
+    if np.any(doubtful):
+        qd = q[doubtful, None]
+        with np.errstate(divide="ignore"):
+            out[doubtful] = np.logaddexp(np.log(qd) + out[doubtful],
+                                         np.log1p(-qd) - np.log(len(ALL_PIECES)))
+    return out
+
+
+def decode_pieces(
+    odds: Sequence[Mapping[str, float | None]], occupied: Sequence[float] | None = None,
+) -> list[DecodedPiece]:
     """Assign distinct pieces to cells given each cell's attribute odds.
 
     Parameters
     ----------
     odds : one mapping per occupied cell (at most 16): attribute -> probability of its second
         value, or ``None`` when unreadable.
+    occupied : optional P(occupied) of each of those cells: the assignment then weighs each
+        cell's claim by it (:func:`occupancy_weighted`). None: every cell counts as surely
+        occupied (as before session 34).
 
     Returns
     -------
@@ -130,6 +161,8 @@ def decode_pieces(odds: Sequence[Mapping[str, float | None]]) -> list[DecodedPie
     if n == 0:
         return []
     ll = piece_log_likelihood(odds)
+    if occupied is not None:
+        ll = occupancy_weighted(ll, occupied)
     cols = hungarian(-ll) if n <= len(ALL_PIECES) else np.argmax(ll, axis=1)
     taken = set(int(c) for c in cols)
     out = []
