@@ -42,10 +42,10 @@ def main() -> None:
                         help="weight of the fused reader's band cue between each piece's two "
                              "possible tops (vision.read.top_band; default: the packaged "
                              "TopBandConfig, off)")
-    parser.add_argument("--decode-by-occupancy", action="store_true",
-                        help="the fused reader's joint decoding weighs each cell by its "
-                             "P(occupied) (LearnedReaderConfig.decode_by_occupancy; default: "
-                             "the packaged config, off)")
+    parser.add_argument("--decode-by-occupancy", choices=("on", "off"),
+                        help="whether the fused reader's joint decoding weighs each cell by "
+                             "its P(occupied) (LearnedReaderConfig.decode_by_occupancy; "
+                             "default: the packaged config, on)")
     args = parser.parse_args()
     if args.top_band_weight is not None:
         from dataclasses import replace
@@ -54,14 +54,15 @@ def main() -> None:
 
         fuse.DEFAULT_TOP_BAND = replace(fuse.DEFAULT_TOP_BAND, weight=args.top_band_weight)
     read = cell_reader(args.reader)
-    if args.decode_by_occupancy:
+    if args.decode_by_occupancy is not None:
         if args.reader != "fused":
             parser.error("--decode-by-occupancy applies to the fused reader only")
         from functools import partial
 
         from vision.learn.config import LearnedReaderConfig
 
-        read = partial(read, config=LearnedReaderConfig(decode_by_occupancy=True))
+        read = partial(read, config=LearnedReaderConfig(
+            decode_by_occupancy=args.decode_by_occupancy == "on"))
 
     if args.real_photos:
         from vision.evaluation.real_photos import format_real_report, score_real_photos

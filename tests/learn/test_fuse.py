@@ -152,7 +152,7 @@ def test_a_top_the_network_sees_mostly_hidden_is_unknown_or_marked_guessed() -> 
 
 def test_fused_decoding_weighs_each_cell_by_its_occupancy(monkeypatch: pytest.MonkeyPatch
                                                           ) -> None:
-    """``LearnedReaderConfig.decode_by_occupancy`` (off by default): on, the joint decoding
+    """``LearnedReaderConfig.decode_by_occupancy`` (on by default): on, the joint decoding
     gets every decoded cell's fused P(occupied); off, none (every cell surely occupied)."""
     from pathlib import Path
 
@@ -178,5 +178,7 @@ def test_fused_decoding_weighs_each_cell_by_its_occupancy(monkeypatch: pytest.Mo
     on = read_cells_fused(image, view, config=LearnedReaderConfig(decode_by_occupancy=True))
     occ = [c.occupied_probability for c in on.cells if c.occupied_probability >= 0.5]
     assert seen[-1] == occ and len(occ) > 0
-    read_cells_fused(image, view)
+    read_cells_fused(image, view, config=LearnedReaderConfig(decode_by_occupancy=False))
     assert seen[-1] is None
+    read_cells_fused(image, view)
+    assert seen[-1] == occ

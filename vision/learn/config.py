@@ -279,10 +279,12 @@ class LearnedReaderConfig:
     #: 388; 12 fixed, none broken), 1354000+ 134 -> 133, dev50_low 47 -> 45; photoreal_dev
     #: 21 -> 22 (tops 10 -> 5, heights 6 -> 9, shape 8 -> 9, on two boards wrong either way;
     #: fully right 21 of 32 either way); real photos unchanged. The odds each cell reports do
-    #: not change (``watch`` reads those, not the decoded pieces). Off by default: the rule
-    #: for keeping a change on is that nothing else gets worse, and photoreal_dev's pieces
-    #: wrong and one board of 1357000+ did (see design.md, helper-34f).
-    decode_by_occupancy: bool = False
+    #: not change (``watch`` reads those, not the decoded pieces). Left off by helper-34f
+    #: (photoreal_dev's pieces wrong and one board of 1357000+ got worse); the lead turned it
+    #: on after session 34's fresh renders 1358000+, never seen before: label's board 117 ->
+    #: 113 pieces wrong (boards fully right 383 -> 383), the finder's board 159 -> 151 (374
+    #: -> 373). Pieces wrong fall on six of seven render sets.
+    decode_by_occupancy: bool = True
     #: Odds are kept inside [p_floor, 1 - p_floor] before joint decoding: a model is never
     #: surer than its validation error rate allows.
     p_floor: float = 0.005
