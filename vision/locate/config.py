@@ -277,6 +277,12 @@ class LocateConfig:
     #: Edge search half-lengths of the successive fitting rounds, as shares of the cell
     #: pitch in the image: wide first (the lattice guess may be off by a fifth of a cell).
     reach_schedule: tuple[float, ...] = (0.2, 0.12, 0.06, 0.03)
+    #: The same for a grid fitted from the network's peak lattice (``peak_grid``), whose
+    #: peaks lie about 0.06 pitch from the cell centres; None: ``reach_schedule``. Off
+    #: (session 34, design.md): from 0.12 (or without the 0.12 round) a median frame gains
+    #: about 1 ms, but lattices that lie up to 0.15 pitch off end unsure and run the
+    #: ring search (+50 ms a frame on average).
+    peak_reach_schedule: tuple[float, ...] | None = None
     #: The grid the judge chose is fitted once more, from ``near_arc_reaches`` (shares of
     #: the pitch), to the side of each cell outline that faces the camera's foot only
     #: (``fit.NearArcs``; an outline sample is kept when its outward normal makes at least

@@ -180,7 +180,10 @@ def fit_grid(gray_work: NDArray[np.float32], hyps: list[LatticeHypothesis],
     best: tuple[FloatArray, float, float, EdgeConfig, LayoutFit] | None = None
     for _, H, radius, edge, seeds, hyp in scored[: config.max_refined_hypotheses]:
         pitch = _pitch_px(H)
-        reaches = tuple(max(1.0, f * pitch) for f in config.reach_schedule)
+        schedule = (config.peak_reach_schedule
+                    if hyp.source == "peaks" and config.peak_reach_schedule is not None
+                    else config.reach_schedule)
+        reaches = tuple(max(1.0, f * pitch) for f in schedule)
         Hf, rf, _, edge = grow_fit(gray_work, H, radius, reaches, edge, seeds, measure=False)
         for _round in range(3):
             (dx, dy), inner, outer = best_window(gray_work, Hf, rf, edge,
