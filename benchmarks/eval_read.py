@@ -42,7 +42,17 @@ def main() -> None:
                         help="weight of the fused reader's band cue between each piece's two "
                              "possible tops (vision.read.top_band; default: the packaged "
                              "TopBandConfig, off)")
+    parser.add_argument("--hole-size-weight", type=float, metavar="W",
+                        help="weight of the fused reader's bore-size height evidence near "
+                             "straight above (vision.learn.hole_size; default: the packaged "
+                             "HoleSizeConfig, off)")
     args = parser.parse_args()
+    if args.hole_size_weight is not None:
+        from dataclasses import replace
+
+        import vision.learn.fuse as fuse
+
+        fuse.DEFAULT_HOLE_SIZE = replace(fuse.DEFAULT_HOLE_SIZE, weight=args.hole_size_weight)
     if args.top_band_weight is not None:
         from dataclasses import replace
 
