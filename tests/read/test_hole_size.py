@@ -87,3 +87,20 @@ def test_config_is_checked() -> None:
     with pytest.raises(ValueError):
         HoleSizeConfig(radius_range_rings=(0.3, 0.2))
     assert math.isclose(HoleSizeConfig().weight, 0.0)
+
+
+def test_fused_odds_take_the_evidence_at_its_weight() -> None:
+    from vision.learn.fuse import with_hole_sizes
+
+    view, cells, tall, img = _board()
+    index = {c: i for i, c in enumerate(view.cells)}
+    odds: list[dict[str, float | None]] = [
+        dict.fromkeys(("color", "shape", "height", "top")) for _ in range(16)]
+    occ = [0.0] * 16
+    for c, t in zip(cells, tall, strict=True):
+        odds[index[c]] = {"color": 0.1, "shape": 0.1, "height": 0.9 if t else 0.1, "top": 0.9}
+        occ[index[c]] = 0.99
+    odds[index[cells[0]]]["height"] = 0.5
+    out = with_hole_sizes(odds, occ, [1.0] * 16, img, view, HoleSizeConfig(weight=1.0))
+    assert out[index[cells[0]]]["height"] > 0.75
+    assert out[index[Cell(3, 3)]] == odds[index[Cell(3, 3)]]
