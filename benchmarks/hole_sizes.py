@@ -31,16 +31,20 @@ from vision.learn.hole_size import hole_log_sizes
 BANDS = ((60.0, 70.0), (70.0, 80.0), (80.0, 90.1))
 
 
-def measure(folders: list[str], min_elevation: float) -> list[dict]:
+def measure(folders: list[str], min_elevation: float, limit: int = 0) -> list[dict]:
     model = default_cnn()
     engine = LearnedReaderConfig().cnn_engine
     col = {name: model.column(name) for name in model.outputs}
     rows: list[dict] = []
+    boards = 0
     for folder in folders:
         for label in iter_labelled_images(folder):
             if (label.board_view is None or label.elevation_deg is None
                     or label.elevation_deg < min_elevation):
                 continue
+            boards += 1
+            if limit and boards > limit:
+                return rows
             view = label.board_view
             frame = cv2.imread(str(label.image_path))
             if frame is None:
@@ -103,8 +107,9 @@ def main() -> None:
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("folders", nargs="+")
     parser.add_argument("--min-elevation", type=float, default=60.0)
+    parser.add_argument("--limit", type=int, default=0, help="at most N boards (0: all)")
     args = parser.parse_args()
-    rows = measure(args.folders, args.min_elevation)
+    rows = measure(args.folders, args.min_elevation, args.limit)
     print(f"hollow pieces at least 0.9 in view: {len(rows)}, a bore found on "
           f"{sum(np.isfinite(r['hole']) for r in rows)}")
     for lo, hi in BANDS:
