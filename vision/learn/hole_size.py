@@ -49,7 +49,9 @@ NOMINAL_HOLE_FRACTION = 0.61
 class HoleSizeConfig:
     """Knobs of the hole-size height evidence (``weight`` 0 switches it off)."""
 
-    #: Log-odds weight of the evidence added to the fused height odds.
+    #: Log-odds weight of the evidence added to the fused height odds (0: off, the default;
+    #: 1, the model's own calibration, measured in session 34: held-out heights wrong at 60-90
+    #: degrees 231 -> 182 on fresh1354-1356, label's board; docs/design.md).
     weight: float = 0.0
     #: Only cells seen from at least this elevation: lower, the bore's lit far wall takes
     #: the rim's place on one side and the fit errs more than the network's top size.
