@@ -46,12 +46,18 @@ def main() -> None:
                         help="whether the fused reader's joint decoding weighs each cell by "
                              "its P(occupied) (LearnedReaderConfig.decode_by_occupancy; "
                              "default: the packaged config, on)")
+    parser.add_argument("--hole-size-weight", type=float, metavar="W",
+                        help="weight of the fused reader's bore-size height evidence near "
+                             "straight above (vision.learn.hole_size; default: the packaged "
+                             "HoleSizeConfig, off)")
     args = parser.parse_args()
+    from dataclasses import replace
+
+    import vision.learn.fuse as fuse
+
+    if args.hole_size_weight is not None:
+        fuse.DEFAULT_HOLE_SIZE = replace(fuse.DEFAULT_HOLE_SIZE, weight=args.hole_size_weight)
     if args.top_band_weight is not None:
-        from dataclasses import replace
-
-        import vision.learn.fuse as fuse
-
         fuse.DEFAULT_TOP_BAND = replace(fuse.DEFAULT_TOP_BAND, weight=args.top_band_weight)
     read = cell_reader(args.reader)
     if args.decode_by_occupancy is not None:

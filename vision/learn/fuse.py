@@ -27,6 +27,7 @@ from vision.io import check_frame
 from vision.learn.board_colours import board_colour_evidence
 from vision.learn.cnn import ConvCellModel
 from vision.learn.config import BoardColourConfig, FarSideConfig, LearnedReaderConfig
+from vision.learn.hole_size import HoleSizeConfig, hole_height_evidence
 from vision.learn.odds_calibration import OddsCalibration
 from vision.read.appearance import body_colour_points
 from vision.read.config import ReaderConfig
@@ -60,6 +61,9 @@ _DEFAULT_CALIBRATION = OddsCalibration()
 #: The band cue between a piece's two possible tops (``vision.read.top_band``), as
 #: :func:`read_cells_fused` uses it unless told otherwise.
 DEFAULT_TOP_BAND = TopBandConfig()
+#: The hollow tops' bore sizes near straight above (``vision.learn.hole_size``), off by
+#: default (session 34, helper-34e).
+DEFAULT_HOLE_SIZE = HoleSizeConfig()
 
 
 def _logit(p: float) -> float:
@@ -198,6 +202,7 @@ def read_cells_fused(
     known: Mapping[Cell, Piece] | None = None,
     guess_hidden_tops: bool = False,
     top_band: TopBandConfig | None = None,
+    hole_size: HoleSizeConfig | None = None,
 ) -> Observation:
     """Read a board with both the hand-crafted and the learned reader (the reader ``analyze``
     and ``watch`` use).
@@ -232,6 +237,9 @@ def read_cells_fused(
         no Quarto resting on a guessed value, ``TrackerConfig.gate_unseen_values``).
     top_band : knobs of the height evidence from the band between each piece's two possible
         tops (``vision.read.top_band``; default :data:`DEFAULT_TOP_BAND`, ``weight=0``
+        switches it off).
+    hole_size : knobs of the height evidence from the hollow tops' bore sizes near straight
+        above (``vision.learn.hole_size``; default :data:`DEFAULT_HOLE_SIZE`, ``weight=0``
         switches it off).
 
     Returns
@@ -281,6 +289,9 @@ def read_cells_fused(
     band = DEFAULT_TOP_BAND if top_band is None else top_band
     if band.weight > 0:
         odds = with_top_band(odds, occ, visible, feats, view, band)
+    holes = DEFAULT_HOLE_SIZE if hole_size is None else hole_size
+    if holes.weight > 0:
+        odds = with_hole_sizes(odds, occ, visible, frame_bgr, view, holes)
     guessed = [u and o["top"] is not None for o, u in zip(odds, unseen, strict=True)]
     return _decoded(hand, learned, occ, odds, guessed,
                     weigh_occupancy=(config or LearnedReaderConfig()).decode_by_occupancy)
@@ -329,6 +340,21 @@ def with_top_band(
     for i, o in enumerate(odds):
         if seen[i] and low[i] and gap_f[i] >= config.min_gap_f:
             o = {**o, "height": _sigmoid(_logit(float(p_tall[i])) + config.weight * float(llr[i]))}
+        out.append(o)
+    return out
+
+
+def with_hole_sizes(
+    odds: list[dict[str, float | None]], occ: list[float], visible: list[float],
+    frame_bgr: NDArray[np.uint8], view: BoardView, config: HoleSizeConfig,
+) -> list[dict[str, float | None]]:
+    """``odds`` with the bore-size evidence (``vision.learn.hole_size``) added at
+    ``config.weight`` to the height of every cell it measured; other cells keep theirs."""
+    llr = hole_height_evidence(frame_bgr, view, odds, occ, visible, config)
+    out = []
+    for o, e in zip(odds, llr, strict=True):
+        if e != 0.0 and o["height"] is not None:
+            o = {**o, "height": _sigmoid(_logit(float(o["height"])) + config.weight * float(e))}
         out.append(o)
     return out
 

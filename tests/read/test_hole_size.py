@@ -1,0 +1,106 @@
+"""The bores' sizes near straight above (``vision.learn.hole_size``, session 34) on synthetic
+renders: a tall bore measures larger than a short one by the perspective of its height, and
+the board's bores tell a cell's height."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from tests.read.synth import F_FRAC, make_view, paint
+from vision.learn.dataset import apparent_top_log_size
+from vision.learn.hole_size import HoleSizeConfig, hole_height_evidence, hole_log_sizes
+from vision.rules.board import Cell
+from vision.rules.pieces import Piece
+
+SHORT_F, TALL_F = 1.1, 2.1
+
+
+def _board(elevation_deg: float = 86.0):
+    view = make_view(elevation_deg=elevation_deg, azimuth_deg=15.0, distance_m=0.55)
+    cells = [Cell(0, 0), Cell(0, 2), Cell(1, 1), Cell(2, 0), Cell(2, 2), Cell(3, 1)]
+    tall = [True, False, True, False, True, False]
+    pieces = {c: Piece.from_attributes(dict(color="light", shape="round",
+                                   height="tall" if t else "short", top="hollow"))
+              for c, t in zip(cells, tall, strict=True)}
+    return view, cells, tall, paint(view, pieces, short_f=SHORT_F, tall_f=TALL_F)
+
+
+def _expected(view, tall: bool) -> float:
+    f = F_FRAC * view.spec.cell_diameter_m
+    cam_z = float(view.camera.pose.camera_center[2])
+    return apparent_top_log_size(0.6 * f, (TALL_F if tall else SHORT_F) * f, cam_z,
+                                 view.spec.cell_diameter_m)
+
+
+def test_bore_sizes_follow_the_height() -> None:
+    view, cells, tall, img = _board()
+    sizes = hole_log_sizes(img, view, cells)
+    assert np.isfinite(sizes).all()
+    # The painter's anti-aliased bore polygon reads about half a pixel wide (2-3 %): the
+    # absolute size is loose, the tall/short difference (which the board compares) is not.
+    for s, t in zip(sizes, tall, strict=True):
+        assert s == pytest.approx(_expected(view, t), abs=0.04)
+    gap = _expected(view, True) - _expected(view, False)
+    assert gap > 0.05
+    measured = np.mean(sizes[np.array(tall)]) - np.mean(sizes[~np.array(tall)])
+    assert measured == pytest.approx(gap, abs=0.015)
+
+
+def test_board_evidence_tells_an_unsure_cell() -> None:
+    view, cells, tall, img = _board()
+    index = {c: i for i, c in enumerate(view.cells)}
+    odds: list[dict[str, float | None]] = [
+        dict.fromkeys(("color", "shape", "height", "top")) for _ in range(16)]
+    occ, visible = [0.0] * 16, [1.0] * 16
+    for c, t in zip(cells, tall, strict=True):
+        odds[index[c]] = {"color": 0.1, "shape": 0.1, "height": 0.9 if t else 0.1, "top": 0.9}
+        occ[index[c]] = 0.99
+    # The first tall and the first short piece are read as a coin toss.
+    odds[index[cells[0]]]["height"] = 0.5
+    odds[index[cells[1]]]["height"] = 0.5
+    ev = hole_height_evidence(img, view, odds, occ, visible, HoleSizeConfig(weight=1.0))
+    assert ev[index[cells[0]]] > 1.0
+    assert ev[index[cells[1]]] < -1.0
+    # Cells without a piece get nothing.
+    assert ev[index[Cell(3, 3)]] == 0.0
+
+
+def test_no_evidence_below_the_elevation_gate() -> None:
+    view, cells, tall, img = _board(elevation_deg=60.0)
+    index = {c: i for i, c in enumerate(view.cells)}
+    odds: list[dict[str, float | None]] = [
+        dict.fromkeys(("color", "shape", "height", "top")) for _ in range(16)]
+    occ = [0.0] * 16
+    for c, t in zip(cells, tall, strict=True):
+        odds[index[c]] = {"color": 0.1, "shape": 0.1, "height": 0.9 if t else 0.1, "top": 0.9}
+        occ[index[c]] = 0.99
+    ev = hole_height_evidence(img, view, odds, occ, [1.0] * 16, HoleSizeConfig(weight=1.0))
+    assert not ev.any()
+
+
+def test_config_is_checked() -> None:
+    with pytest.raises(ValueError):
+        HoleSizeConfig(weight=-1.0)
+    with pytest.raises(ValueError):
+        HoleSizeConfig(radius_range_rings=(0.3, 0.2))
+    assert math.isclose(HoleSizeConfig().weight, 0.0)
+
+
+def test_fused_odds_take_the_evidence_at_its_weight() -> None:
+    from vision.learn.fuse import with_hole_sizes
+
+    view, cells, tall, img = _board()
+    index = {c: i for i, c in enumerate(view.cells)}
+    odds: list[dict[str, float | None]] = [
+        dict.fromkeys(("color", "shape", "height", "top")) for _ in range(16)]
+    occ = [0.0] * 16
+    for c, t in zip(cells, tall, strict=True):
+        odds[index[c]] = {"color": 0.1, "shape": 0.1, "height": 0.9 if t else 0.1, "top": 0.9}
+        occ[index[c]] = 0.99
+    odds[index[cells[0]]]["height"] = 0.5
+    out = with_hole_sizes(odds, occ, [1.0] * 16, img, view, HoleSizeConfig(weight=1.0))
+    assert out[index[cells[0]]]["height"] > 0.75
+    assert out[index[Cell(3, 3)]] == odds[index[Cell(3, 3)]]
