@@ -49,7 +49,7 @@ def main() -> None:
     parser.add_argument("--hole-size-weight", type=float, metavar="W",
                         help="weight of the fused reader's bore-size height evidence near "
                              "straight above (vision.learn.hole_size; default: the packaged "
-                             "HoleSizeConfig, off)")
+                             "HoleSizeConfig, weight 1)")
     args = parser.parse_args()
     from dataclasses import replace
 

@@ -86,7 +86,7 @@ def test_config_is_checked() -> None:
         HoleSizeConfig(weight=-1.0)
     with pytest.raises(ValueError):
         HoleSizeConfig(radius_range_rings=(0.3, 0.2))
-    assert math.isclose(HoleSizeConfig().weight, 0.0)
+    assert math.isclose(HoleSizeConfig().weight, 1.0)
 
 
 def test_fused_odds_take_the_evidence_at_its_weight() -> None:

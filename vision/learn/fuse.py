@@ -61,8 +61,8 @@ _DEFAULT_CALIBRATION = OddsCalibration()
 #: The band cue between a piece's two possible tops (``vision.read.top_band``), as
 #: :func:`read_cells_fused` uses it unless told otherwise.
 DEFAULT_TOP_BAND = TopBandConfig()
-#: The hollow tops' bore sizes near straight above (``vision.learn.hole_size``), off by
-#: default (session 34, helper-34e).
+#: The hollow tops' bore sizes near straight above (``vision.learn.hole_size``), on by
+#: default (session 34: helper-34e built it, the lead turned it on after the fresh renders).
 DEFAULT_HOLE_SIZE = HoleSizeConfig()
 
 
@@ -239,7 +239,7 @@ def read_cells_fused(
         tops (``vision.read.top_band``; default :data:`DEFAULT_TOP_BAND`, ``weight=0``
         switches it off).
     hole_size : knobs of the height evidence from the hollow tops' bore sizes near straight
-        above (``vision.learn.hole_size``; default :data:`DEFAULT_HOLE_SIZE`, ``weight=0``
+        above (``vision.learn.hole_size``; default :data:`DEFAULT_HOLE_SIZE`, weight 1; ``weight=0``
         switches it off).
 
     Returns

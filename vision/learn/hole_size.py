@@ -49,10 +49,13 @@ NOMINAL_HOLE_FRACTION = 0.61
 class HoleSizeConfig:
     """Knobs of the hole-size height evidence (``weight`` 0 switches it off)."""
 
-    #: Log-odds weight of the evidence added to the fused height odds (0: off, the default;
-    #: 1, the model's own calibration, measured in session 34: held-out heights wrong at 60-90
-    #: degrees 231 -> 182 on fresh1354-1356, label's board; docs/design.md).
-    weight: float = 0.0
+    #: Log-odds weight of the evidence added to the fused height odds (0: off; 1, the
+    #: model's own calibration, the default). Measured in session 34 (helper-34e): held-out
+    #: heights wrong at 60-90 degrees 231 -> 182 on fresh1354-1356, label's board; then by
+    #: the lead on the fresh renders 1358000+ (never seen): pieces wrong 113 -> 107 on the
+    #: label's board, 151 -> 143 on the finder's, boards fully right 383 -> 385 and 373 ->
+    #: 376 (docs/design.md). Costs about 50 ms per board seen from 75 degrees up.
+    weight: float = 1.0
     #: Only cells seen from at least this elevation: lower, the bore's lit far wall takes
     #: the rim's place on one side and the fit errs more than the network's top size.
     min_elevation_deg: float = 75.0
