@@ -442,7 +442,10 @@ def _find_grid(frame: NDArray[np.uint8], work: NDArray[np.uint8], work_f: NDArra
             # network's grid, when its own evidence is clear enough. Also when the ring
             # search settled elsewhere (a chequered cloth beside the board) with less
             # evidence: of two places, the better judged.
-            fitted = unsure
+            if _unsure_misplaced(work_f, unsure, edge, config):
+                log.debug("guard corner: the network's unsure grid refused (%.2f)", unsure[2])
+            else:
+                fitted = unsure
         if fitted is None:
             return None, peaks, (
                 f"no grid of rings among {n_ells} ring candidates and no board outline"
@@ -451,6 +454,19 @@ def _find_grid(frame: NDArray[np.uint8], work: NDArray[np.uint8], work_f: NDArra
     if fitted[2] < config.min_board_score:
         return None, peaks, f"the best grid has too little evidence (score {fitted[2]:.2f})"
     return fitted, peaks, ""
+
+
+def _unsure_misplaced(work_f: NDArray[np.float32], unsure: Fitted, edge: EdgeConfig,
+                      config: LocateConfig) -> bool:
+    """Whether the network's unsure grid (work pixels), scoring under
+    ``peak_unsure_corner_score``, has the board's sides found more than
+    ``peak_unsure_max_corner_pitch`` from where it puts them (``outline_corner_pitch``;
+    sides not found say nothing)."""
+    if (not math.isfinite(config.peak_unsure_max_corner_pitch)
+            or unsure[2] >= config.peak_unsure_corner_score):
+        return False
+    corner = outline_corner_pitch(work_f, unsure[0], unsure[4], edge, config)
+    return config.peak_unsure_max_corner_pitch < corner < math.inf
 
 
 def zoom_regions(peaks: FloatArray, size_wh: tuple[int, int], config: LocateConfig,
@@ -842,6 +858,8 @@ def _search(frame: NDArray[np.uint8], work: NDArray[np.uint8], work_f: NDArray[n
     """The search from ring candidates: their lattices, and board outlines where no lattice
     holds enough rings, all fitted and judged with the ring candidates as the independent
     evidence. Returns the best fit (or None), the number of hypotheses and of candidates.
+    The best fit is refused when its layout is axis-aligned with a side under
+    ``ring_search_min_axis_side`` pitches (the outer cells' outline, not a board's).
 
     The network's lattices are not tried again here: on the development renders, adding
     them found 3 more boards of 250 and misplaced 3 (a lattice partly on piece tops, fitted
@@ -865,7 +883,15 @@ def _search(frame: NDArray[np.uint8], work: NDArray[np.uint8], work_f: NDArray[n
                     hyps.extend(quad_hypotheses(refined, config))
     if not hyps:
         return None, 0, len(ells)
-    return fit_grid(work_f, hyps, config, edge, ells), len(hyps), len(ells)
+    best = fit_grid(work_f, hyps, config, edge, ells)
+    if (best is not None and best[4].rotation_deg == 0.0
+            and best[4].side < config.ring_search_min_axis_side):
+        # No board family is axis-aligned and this small: the "board" is the outer cells'
+        # own outline, the grid on the tops of tall pieces, whose rims are the rings seen.
+        log.debug("guard axis-side: the ring search's grid refused (%.2f, axis side %.2f)",
+                  best[2], best[4].side)
+        best = None
+    return best, len(hyps), len(ells)
 
 
 def _shrink(image: NDArray[np.uint8], size_wh: tuple[int, int]) -> NDArray[np.uint8]:
