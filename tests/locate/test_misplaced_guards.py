@@ -63,15 +63,28 @@ def test_the_tops_grid_is_refused_and_the_board_found_elsewhere(tmp_path):
     view = find_board(frame, config=LocateConfig(ring_search_min_axis_side=0.0))
     assert view and max_cell_error(view, label) > 0.5
     view = find_board(frame, config=LocateConfig(ring_search_min_axis_side=4.2))
-    assert not view or max_cell_error(view, label) < 0.1
+    assert view and max_cell_error(view, label) < 0.1  # the enlarged search finds it
 
 
 def test_the_unsure_grid_a_row_off_is_refused(tmp_path):
     frame, label = _render(1357403, tmp_path)
     view = find_board(frame, config=LocateConfig(peak_unsure_max_corner_pitch=np.inf))
     assert view and max_cell_error(view, label) > 0.5
-    view = find_board(frame, config=LocateConfig(peak_unsure_max_corner_pitch=1.0))
-    assert not view or max_cell_error(view, label) < 0.1
+    for last in (False, True):  # the enlarged search finds the board itself
+        view = find_board(frame, config=LocateConfig(peak_unsure_max_corner_pitch=1.0,
+                                                     peak_unsure_corner_last=last))
+        assert view and max_cell_error(view, label) < 0.1
+
+
+def test_the_refused_unsure_grid_is_still_taken_when_nothing_else_is_found(tmp_path):
+    # 1357079, a Gigamic board at 27 degrees: the network's grid (1.44) 0.08 pitch off,
+    # the board's sides found 1.66 pitches from where it puts them (the near side's face),
+    # and no other search finds the board: ranked last, the grid is still the answer.
+    frame, label = _render(1357079, tmp_path)
+    config = LocateConfig(peak_unsure_max_corner_pitch=1.0, peak_unsure_corner_last=False)
+    assert not find_board(frame, config=config)
+    view = find_board(frame, config=replace(config, peak_unsure_corner_last=True))
+    assert view and max_cell_error(view, label) < 0.1
 
 
 @pytest.mark.parametrize("value", [0.0, -1.0])

@@ -144,6 +144,9 @@ class LocateConfig:
     #: turns the check off; 1.0 is the measured value (docs/design.md, session 34).
     peak_unsure_max_corner_pitch: float = math.inf
     peak_unsure_corner_score: float = 1.5
+    #: ... and a grid so refused is still taken when no later search (enlarged, outline,
+    #: radius) finds a board: the check then only ranks it after them.
+    peak_unsure_corner_last: bool = False
 
     # --- enlarged search (``finder._zoom_search``) ---------------------------------------
     #: When nothing is found, search again, scaled up to the working width, the parts of

@@ -323,13 +323,14 @@ def find_board(
     work = gray if scale == 1.0 else cv2.resize(gray, None, fx=scale, fy=scale,
                                                  interpolation=cv2.INTER_AREA)
     work_f, edge = _work_edges(work, config)
-    fitted, peaks, reason = _find_grid(frame, work, work_f, edge, scale, config)
+    held: list[Fitted] = []
+    fitted, peaks, reason = _find_grid(frame, work, work_f, edge, scale, config, held)
     # The fallbacks' grids are not refitted on the near arcs from low down: a zoomed board's
     # rings are too small in the working image, and the outline search places its grid by
     # the board's sides, as ``_outline_grid`` does.
     low_views = fitted is not None
     if fitted is None and config.zoom_fallback:
-        fitted = _zoom_search(frame, peaks[0], scale, config)
+        fitted = _zoom_search(frame, peaks[0], scale, config, held)
         if fitted is not None:
             # The crop's grid is finished on the frame itself, with the frame's edge
             # threshold and line width (the crop's marking and cell shape are kept).
@@ -340,6 +341,14 @@ def find_board(
         fitted = _outline_search(frame, work, work_f, edge, peaks, config)
     if fitted is None and config.radius_search_steps:
         fitted = _radius_search(work_f, edge, peaks, config)
+    if fitted is None and held:
+        # The network's unsure grid whose board outline lies elsewhere, when no other
+        # search found a board (``peak_unsure_corner_last``).
+        # (An enlarged crop's is finished on the frame, as the enlarged search's grids.)
+        log.debug("guard corner: the refused grid taken last (%.2f)", held[0][2])
+        fitted = (*held[0][:3], replace(held[0][3], min_edge=edge.min_edge,
+                                        line_halfwidth_px=edge.line_halfwidth_px), held[0][4])
+        low_views = True
     if fitted is None:
         return BoardNotFound(reason)
     H_work, radius, score, edge, lay = fitted
@@ -416,10 +425,13 @@ def _board_square(H: FloatArray, rotation_deg: float, side: float) -> FloatArray
 
 def _find_grid(frame: NDArray[np.uint8], work: NDArray[np.uint8], work_f: NDArray[np.float32],
                edge: EdgeConfig, scale: float, config: LocateConfig,
+               held: list[Fitted] | None = None,
                ) -> tuple[Fitted | None, tuple[FloatArray, FloatArray], str]:
     """Steps 2-4 on one image: the judged grid (work pixels, radius, score, edge config,
     layout) or None, the network's peaks (work pixels, scores), and why none was found.
-    ``work`` is ``frame`` in grey scaled by ``scale``; ``work_f`` it smoothed."""
+    ``work`` is ``frame`` in grey scaled by ``scale``; ``work_f`` it smoothed. The network's
+    unsure grid refused by the corner check (``_unsure_misplaced``) is appended to ``held``
+    when ``peak_unsure_corner_last`` (``find_board`` takes it when nothing else is found)."""
     peaks = frame_peaks(frame, scale, config)
     hyps = peak_hypotheses(peaks[0], peaks[1], config)
     fitted = unsure = None
@@ -444,6 +456,8 @@ def _find_grid(frame: NDArray[np.uint8], work: NDArray[np.uint8], work_f: NDArra
             # evidence: of two places, the better judged.
             if _unsure_misplaced(work_f, unsure, edge, config):
                 log.debug("guard corner: the network's unsure grid refused (%.2f)", unsure[2])
+                if held is not None and config.peak_unsure_corner_last:
+                    held.append(unsure)
             else:
                 fitted = unsure
         if fitted is None:
@@ -514,12 +528,13 @@ def zoom_regions(peaks: FloatArray, size_wh: tuple[int, int], config: LocateConf
 
 
 def _zoom_search(frame: NDArray[np.uint8], peaks_work: FloatArray, scale: float,
-                 config: LocateConfig) -> Fitted | None:
+                 config: LocateConfig, held: list[Fitted] | None = None) -> Fitted | None:
     """The search again on enlarged parts of the frame where the network marked cells
     (``zoom_regions``), for a board too small in the frame for its rings to be seen at
     the working scale: each part of the (undistorted) frame is scaled to the working
     width and searched and judged as a frame of its own (steps 2-4, never a zoom again).
-    The first grid judged a board, in the frame's work pixels, or None."""
+    The first grid judged a board, in the frame's work pixels, or None. A crop's grid held
+    back by the corner check (``_find_grid``'s ``held``) is appended to ``held``."""
     h, w = frame.shape[:2]
     peaks = (peaks_work + 0.5) / scale - 0.5  # frame pixels
     for x0, y0, x1, y1 in zoom_regions(peaks, (w, h), config):
@@ -528,15 +543,19 @@ def _zoom_search(frame: NDArray[np.uint8], peaks_work: FloatArray, scale: float,
                           interpolation=cv2.INTER_AREA if z < 1.0 else cv2.INTER_LINEAR)
         work = cv2.cvtColor(crop, cv2.COLOR_BGR2GRAY)
         work_f, edge = _work_edges(work, config)
-        fitted, _, _ = _find_grid(crop, work, work_f, edge, 1.0, config)
-        if fitted is None or fitted[2] < config.zoom_min_score:
-            continue
+        crop_held: list[Fitted] = []
+        fitted, _, _ = _find_grid(crop, work, work_f, edge, 1.0, config, crop_held)
         # Crop pixels -> frame work pixels (pixel centres: x_frame + 0.5 = (x_crop + 0.5) / z
-        # + x0).
-        to_frame = np.array([[1.0 / z, 0.0, x0 + 0.5 / z - 0.5],
-                             [0.0, 1.0 / z, y0 + 0.5 / z - 0.5], [0.0, 0.0, 1.0]])
-        # Frame -> work pixels as the finder maps back (``S`` in ``find_board``).
-        H = np.diag([scale, scale, 1.0]) @ to_frame @ fitted[0]
+        # + x0), then frame -> work pixels as the finder maps back (``S`` in ``find_board``).
+        to_work = np.diag([scale, scale, 1.0]) @ np.array(
+            [[1.0 / z, 0.0, x0 + 0.5 / z - 0.5], [0.0, 1.0 / z, y0 + 0.5 / z - 0.5],
+             [0.0, 0.0, 1.0]])
+        if fitted is None or fitted[2] < config.zoom_min_score:
+            if held is not None and crop_held and crop_held[0][2] >= config.zoom_min_score:
+                H = to_work @ crop_held[0][0]
+                held.append((H / H[2, 2], *crop_held[0][1:]))
+            continue
+        H = to_work @ fitted[0]
         log.debug("board found in the enlarged region %s (x%.2f)", (x0, y0, x1, y1), z)
         return (H / H[2, 2], *fitted[1:])
     return None
