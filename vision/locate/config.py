@@ -7,7 +7,6 @@ not depend on the image size.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 from vision.geometry.board_spec import LAYOUT_AXIS
@@ -141,12 +140,15 @@ class LocateConfig:
     #: hides them). Such a grid is a row off or turned on the pieces' feet and bodies, and
     #: the board's own outline says where it lies instead (session 33, 1357403: 0.96 pitch
     #: off at 1.404, corner 1.19; 1357425: 0.50 off at 1.426, corner 1.80). ``math.inf``
-    #: turns the check off; 1.0 is the measured value (docs/design.md, session 34).
-    peak_unsure_max_corner_pitch: float = math.inf
+    #: turns the check off (docs/design.md, session 34, for the figures).
+    peak_unsure_max_corner_pitch: float = 1.0
     peak_unsure_corner_score: float = 1.5
     #: ... and a grid so refused is still taken when no later search (enlarged, outline,
-    #: radius) finds a board: the check then only ranks it after them.
-    peak_unsure_corner_last: bool = False
+    #: radius) finds a board: the check then only ranks it after them. Refused outright
+    #: (False), it lost 9 good boards of 2552 (the near side's face or a piece moves a side
+    #: from low down) for 3 misplaced; ranked last, none, for 1 (1357403, then found by
+    #: the enlarged search).
+    peak_unsure_corner_last: bool = True
 
     # --- enlarged search (``finder._zoom_search``) ---------------------------------------
     #: When nothing is found, search again, scaled up to the working width, the parts of
@@ -380,9 +382,9 @@ class LocateConfig:
     #: 4 pitches is the outer cells' own outline, a grid on the tops of tall pieces whose
     #: rims are rings of a cell's size (session 33, 1357026: 1.35 pitch off, side 4.0;
     #: 1354080: 0.93 off, side 4.0). Only the ring search's grids: the network's grids of
-    #: good home-made boards often measure about 4. 0 turns the check off; 4.2 is the
-    #: measured value (docs/design.md, session 34).
-    ring_search_min_axis_side: float = 0.0
+    #: good home-made boards often measure about 4. 0 turns the check off
+    #: (docs/design.md, session 34, for the figures).
+    ring_search_min_axis_side: float = 4.2
     side_step: float = 0.05
     #: Big circle radius over board side (Gigamic about 0.47-0.49).
     big_circle_range: tuple[float, float] = (0.44, 0.50)
