@@ -133,6 +133,22 @@ class LocateConfig:
     #: judge, the better judged (session 27: a chequered cloth beside a crowded board at 31
     #: degrees, 1.23 against the board's 1.35).
     min_peak_board_score: float = 1.4
+    #: The network's unsure grid scoring under ``peak_unsure_corner_score`` is refused when
+    #: the board's four sides, searched around the square its grid and layout imply
+    #: (``finder.outline_corner_pitch``), are found with a corner more than this many
+    #: pitches from that square (sides not found at all do not count: a crowded low view
+    #: hides them). Such a grid is a row off or turned on the pieces' feet and bodies, and
+    #: the board's own outline says where it lies instead (session 33, 1357403: 0.96 pitch
+    #: off at 1.404, corner 1.19; 1357425: 0.50 off at 1.426, corner 1.80). ``math.inf``
+    #: turns the check off (docs/design.md, session 34, for the figures).
+    peak_unsure_max_corner_pitch: float = 1.0
+    peak_unsure_corner_score: float = 1.5
+    #: ... and a grid so refused is still taken when no later search (enlarged, outline,
+    #: radius) finds a board: the check then only ranks it after them. Refused outright
+    #: (False), it lost 9 good boards of 2552 (the near side's face or a piece moves a side
+    #: from low down) for 3 misplaced; ranked last, none, for 1 (1357403, then found by
+    #: the enlarged search).
+    peak_unsure_corner_last: bool = True
 
     # --- enlarged search (``finder._zoom_search``) ---------------------------------------
     #: When nothing is found, search again, scaled up to the working width, the parts of
@@ -366,6 +382,15 @@ class LocateConfig:
     #: Board side over pitch searched per layout (Gigamic about 5.5, home-made about 4.5).
     diagonal_side_range: tuple[float, float] = (5.0, 6.3)
     axis_side_range: tuple[float, float] = (3.9, 5.2)
+    #: A grid of the ring search (``finder._search``: ring lattices and board outlines)
+    #: whose layout is axis-aligned with a side under this many pitches is refused: no
+    #: board family's axis side is under 4.55 (the home-made board), and a side of about
+    #: 4 pitches is the outer cells' own outline, a grid on the tops of tall pieces whose
+    #: rims are rings of a cell's size (session 33, 1357026: 1.35 pitch off, side 4.0;
+    #: 1354080: 0.93 off, side 4.0). Only the ring search's grids: the network's grids of
+    #: good home-made boards often measure about 4. 0 turns the check off
+    #: (docs/design.md, session 34, for the figures).
+    ring_search_min_axis_side: float = 4.2
     side_step: float = 0.05
     #: Big circle radius over board side (Gigamic about 0.47-0.49).
     big_circle_range: tuple[float, float] = (0.44, 0.50)
@@ -531,6 +556,11 @@ class LocateConfig:
                 "zoom_max_regions >= 1, zoom_extents all > 1 and zoom_min_gain >= 1, got "
                 f"{self.zoom_min_peaks!r}, {self.zoom_link!r}, {self.zoom_max_regions!r}, "
                 f"{self.zoom_extents!r}, {self.zoom_min_gain!r}")
+        if self.peak_unsure_max_corner_pitch <= 0 or self.ring_search_min_axis_side < 0:
+            raise ValueError("peak_unsure_max_corner_pitch must be > 0 (inf: off) and "
+                             "ring_search_min_axis_side >= 0 (0: off), got "
+                             f"{self.peak_unsure_max_corner_pitch!r}, "
+                             f"{self.ring_search_min_axis_side!r}")
         if self.radius_search_steps < 0 or self.radius_search_steps == 1:
             raise ValueError("radius_search_steps must be 0 (off) or >= 2, got "
                              f"{self.radius_search_steps!r}")

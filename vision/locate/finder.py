@@ -326,13 +326,14 @@ def find_board(
     work = gray if scale == 1.0 else cv2.resize(gray, None, fx=scale, fy=scale,
                                                  interpolation=cv2.INTER_AREA)
     work_f, edge = _work_edges(work, config)
-    fitted, peaks, reason = _find_grid(frame, work, work_f, edge, scale, config)
+    held: list[Fitted] = []
+    fitted, peaks, reason = _find_grid(frame, work, work_f, edge, scale, config, held)
     # The fallbacks' grids are not refitted on the near arcs from low down: a zoomed board's
     # rings are too small in the working image, and the outline search places its grid by
     # the board's sides, as ``_outline_grid`` does.
     low_views = fitted is not None
     if fitted is None and config.zoom_fallback:
-        fitted = _zoom_search(frame, peaks[0], scale, config)
+        fitted = _zoom_search(frame, peaks[0], scale, config, held)
         if fitted is not None:
             # The crop's grid is finished on the frame itself, with the frame's edge
             # threshold and line width (the crop's marking and cell shape are kept).
@@ -343,6 +344,14 @@ def find_board(
         fitted = _outline_search(frame, work, work_f, edge, peaks, config)
     if fitted is None and config.radius_search_steps:
         fitted = _radius_search(work_f, edge, peaks, config)
+    if fitted is None and held:
+        # The network's unsure grid whose board outline lies elsewhere, when no other
+        # search found a board (``peak_unsure_corner_last``).
+        # (An enlarged crop's is finished on the frame, as the enlarged search's grids.)
+        log.debug("guard corner: the refused grid taken last (%.2f)", held[0][2])
+        fitted = (*held[0][:3], replace(held[0][3], min_edge=edge.min_edge,
+                                        line_halfwidth_px=edge.line_halfwidth_px), held[0][4])
+        low_views = True
     if fitted is None:
         return BoardNotFound(reason)
     H_work, radius, score, edge, lay = fitted
@@ -419,10 +428,13 @@ def _board_square(H: FloatArray, rotation_deg: float, side: float) -> FloatArray
 
 def _find_grid(frame: NDArray[np.uint8], work: NDArray[np.uint8], work_f: NDArray[np.float32],
                edge: EdgeConfig, scale: float, config: LocateConfig,
+               held: list[Fitted] | None = None,
                ) -> tuple[Fitted | None, tuple[FloatArray, FloatArray], str]:
     """Steps 2-4 on one image: the judged grid (work pixels, radius, score, edge config,
     layout) or None, the network's peaks (work pixels, scores), and why none was found.
-    ``work`` is ``frame`` in grey scaled by ``scale``; ``work_f`` it smoothed."""
+    ``work`` is ``frame`` in grey scaled by ``scale``; ``work_f`` it smoothed. The network's
+    unsure grid refused by the corner check (``_unsure_misplaced``) is appended to ``held``
+    when ``peak_unsure_corner_last`` (``find_board`` takes it when nothing else is found)."""
     peaks = frame_peaks(frame, scale, config)
     hyps = peak_hypotheses(peaks[0], peaks[1], config)
     fitted = unsure = None
@@ -445,7 +457,12 @@ def _find_grid(frame: NDArray[np.uint8], work: NDArray[np.uint8], work_f: NDArra
             # network's grid, when its own evidence is clear enough. Also when the ring
             # search settled elsewhere (a chequered cloth beside the board) with less
             # evidence: of two places, the better judged.
-            fitted = unsure
+            if _unsure_misplaced(work_f, unsure, edge, config):
+                log.debug("guard corner: the network's unsure grid refused (%.2f)", unsure[2])
+                if held is not None and config.peak_unsure_corner_last:
+                    held.append(unsure)
+            else:
+                fitted = unsure
         if fitted is None:
             return None, peaks, (
                 f"no grid of rings among {n_ells} ring candidates and no board outline"
@@ -454,6 +471,19 @@ def _find_grid(frame: NDArray[np.uint8], work: NDArray[np.uint8], work_f: NDArra
     if fitted[2] < config.min_board_score:
         return None, peaks, f"the best grid has too little evidence (score {fitted[2]:.2f})"
     return fitted, peaks, ""
+
+
+def _unsure_misplaced(work_f: NDArray[np.float32], unsure: Fitted, edge: EdgeConfig,
+                      config: LocateConfig) -> bool:
+    """Whether the network's unsure grid (work pixels), scoring under
+    ``peak_unsure_corner_score``, has the board's sides found more than
+    ``peak_unsure_max_corner_pitch`` from where it puts them (``outline_corner_pitch``;
+    sides not found say nothing)."""
+    if (not math.isfinite(config.peak_unsure_max_corner_pitch)
+            or unsure[2] >= config.peak_unsure_corner_score):
+        return False
+    corner = outline_corner_pitch(work_f, unsure[0], unsure[4], edge, config)
+    return config.peak_unsure_max_corner_pitch < corner < math.inf
 
 
 def zoom_regions(peaks: FloatArray, size_wh: tuple[int, int], config: LocateConfig,
@@ -501,12 +531,13 @@ def zoom_regions(peaks: FloatArray, size_wh: tuple[int, int], config: LocateConf
 
 
 def _zoom_search(frame: NDArray[np.uint8], peaks_work: FloatArray, scale: float,
-                 config: LocateConfig) -> Fitted | None:
+                 config: LocateConfig, held: list[Fitted] | None = None) -> Fitted | None:
     """The search again on enlarged parts of the frame where the network marked cells
     (``zoom_regions``), for a board too small in the frame for its rings to be seen at
     the working scale: each part of the (undistorted) frame is scaled to the working
     width and searched and judged as a frame of its own (steps 2-4, never a zoom again).
-    The first grid judged a board, in the frame's work pixels, or None."""
+    The first grid judged a board, in the frame's work pixels, or None. A crop's grid held
+    back by the corner check (``_find_grid``'s ``held``) is appended to ``held``."""
     h, w = frame.shape[:2]
     peaks = (peaks_work + 0.5) / scale - 0.5  # frame pixels
     for x0, y0, x1, y1 in zoom_regions(peaks, (w, h), config):
@@ -515,15 +546,19 @@ def _zoom_search(frame: NDArray[np.uint8], peaks_work: FloatArray, scale: float,
                           interpolation=cv2.INTER_AREA if z < 1.0 else cv2.INTER_LINEAR)
         work = cv2.cvtColor(crop, cv2.COLOR_BGR2GRAY)
         work_f, edge = _work_edges(work, config)
-        fitted, _, _ = _find_grid(crop, work, work_f, edge, 1.0, config)
-        if fitted is None or fitted[2] < config.zoom_min_score:
-            continue
+        crop_held: list[Fitted] = []
+        fitted, _, _ = _find_grid(crop, work, work_f, edge, 1.0, config, crop_held)
         # Crop pixels -> frame work pixels (pixel centres: x_frame + 0.5 = (x_crop + 0.5) / z
-        # + x0).
-        to_frame = np.array([[1.0 / z, 0.0, x0 + 0.5 / z - 0.5],
-                             [0.0, 1.0 / z, y0 + 0.5 / z - 0.5], [0.0, 0.0, 1.0]])
-        # Frame -> work pixels as the finder maps back (``S`` in ``find_board``).
-        H = np.diag([scale, scale, 1.0]) @ to_frame @ fitted[0]
+        # + x0), then frame -> work pixels as the finder maps back (``S`` in ``find_board``).
+        to_work = np.diag([scale, scale, 1.0]) @ np.array(
+            [[1.0 / z, 0.0, x0 + 0.5 / z - 0.5], [0.0, 1.0 / z, y0 + 0.5 / z - 0.5],
+             [0.0, 0.0, 1.0]])
+        if fitted is None or fitted[2] < config.zoom_min_score:
+            if held is not None and crop_held and crop_held[0][2] >= config.zoom_min_score:
+                H = to_work @ crop_held[0][0]
+                held.append((H / H[2, 2], *crop_held[0][1:]))
+            continue
+        H = to_work @ fitted[0]
         log.debug("board found in the enlarged region %s (x%.2f)", (x0, y0, x1, y1), z)
         return (H / H[2, 2], *fitted[1:])
     return None
@@ -845,6 +880,8 @@ def _search(frame: NDArray[np.uint8], work: NDArray[np.uint8], work_f: NDArray[n
     """The search from ring candidates: their lattices, and board outlines where no lattice
     holds enough rings, all fitted and judged with the ring candidates as the independent
     evidence. Returns the best fit (or None), the number of hypotheses and of candidates.
+    The best fit is refused when its layout is axis-aligned with a side under
+    ``ring_search_min_axis_side`` pitches (the outer cells' outline, not a board's).
 
     The network's lattices are not tried again here: on the development renders, adding
     them found 3 more boards of 250 and misplaced 3 (a lattice partly on piece tops, fitted
@@ -868,7 +905,15 @@ def _search(frame: NDArray[np.uint8], work: NDArray[np.uint8], work_f: NDArray[n
                     hyps.extend(quad_hypotheses(refined, config))
     if not hyps:
         return None, 0, len(ells)
-    return fit_grid(work_f, hyps, config, edge, ells), len(hyps), len(ells)
+    best = fit_grid(work_f, hyps, config, edge, ells)
+    if (best is not None and best[4].rotation_deg == 0.0
+            and best[4].side < config.ring_search_min_axis_side):
+        # No board family is axis-aligned and this small: the "board" is the outer cells'
+        # own outline, the grid on the tops of tall pieces, whose rims are the rings seen.
+        log.debug("guard axis-side: the ring search's grid refused (%.2f, axis side %.2f)",
+                  best[2], best[4].side)
+        best = None
+    return best, len(hyps), len(ells)
 
 
 def _shrink(image: NDArray[np.uint8], size_wh: tuple[int, int]) -> NDArray[np.uint8]:
