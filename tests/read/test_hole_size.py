@@ -35,6 +35,19 @@ def _expected(view, tall: bool) -> float:
                                  view.spec.cell_diameter_m)
 
 
+def _readings(view, cells, tall):
+    """Each cell's index, and sure readings (odds, P(occupied)) of the painted pieces: light
+    round hollow, tall or short as painted; the other cells empty."""
+    index = {c: i for i, c in enumerate(view.cells)}
+    odds: list[dict[str, float | None]] = [
+        dict.fromkeys(("color", "shape", "height", "top")) for _ in range(16)]
+    occ = [0.0] * 16
+    for c, t in zip(cells, tall, strict=True):
+        odds[index[c]] = {"color": 0.1, "shape": 0.1, "height": 0.9 if t else 0.1, "top": 0.9}
+        occ[index[c]] = 0.99
+    return index, odds, occ
+
+
 def test_bore_sizes_follow_the_height() -> None:
     view, cells, tall, img = _board()
     sizes = hole_log_sizes(img, view, cells)
@@ -51,13 +64,8 @@ def test_bore_sizes_follow_the_height() -> None:
 
 def test_board_evidence_tells_an_unsure_cell() -> None:
     view, cells, tall, img = _board()
-    index = {c: i for i, c in enumerate(view.cells)}
-    odds: list[dict[str, float | None]] = [
-        dict.fromkeys(("color", "shape", "height", "top")) for _ in range(16)]
-    occ, visible = [0.0] * 16, [1.0] * 16
-    for c, t in zip(cells, tall, strict=True):
-        odds[index[c]] = {"color": 0.1, "shape": 0.1, "height": 0.9 if t else 0.1, "top": 0.9}
-        occ[index[c]] = 0.99
+    index, odds, occ = _readings(view, cells, tall)
+    visible = [1.0] * 16
     # The first tall and the first short piece are read as a coin toss.
     odds[index[cells[0]]]["height"] = 0.5
     odds[index[cells[1]]]["height"] = 0.5
@@ -70,13 +78,7 @@ def test_board_evidence_tells_an_unsure_cell() -> None:
 
 def test_no_evidence_below_the_elevation_gate() -> None:
     view, cells, tall, img = _board(elevation_deg=60.0)
-    index = {c: i for i, c in enumerate(view.cells)}
-    odds: list[dict[str, float | None]] = [
-        dict.fromkeys(("color", "shape", "height", "top")) for _ in range(16)]
-    occ = [0.0] * 16
-    for c, t in zip(cells, tall, strict=True):
-        odds[index[c]] = {"color": 0.1, "shape": 0.1, "height": 0.9 if t else 0.1, "top": 0.9}
-        occ[index[c]] = 0.99
+    _, odds, occ = _readings(view, cells, tall)
     ev = hole_height_evidence(img, view, odds, occ, [1.0] * 16, HoleSizeConfig(weight=1.0))
     assert not ev.any()
 
@@ -93,13 +95,7 @@ def test_fused_odds_take_the_evidence_at_its_weight() -> None:
     from vision.learn.fuse import with_hole_sizes
 
     view, cells, tall, img = _board()
-    index = {c: i for i, c in enumerate(view.cells)}
-    odds: list[dict[str, float | None]] = [
-        dict.fromkeys(("color", "shape", "height", "top")) for _ in range(16)]
-    occ = [0.0] * 16
-    for c, t in zip(cells, tall, strict=True):
-        odds[index[c]] = {"color": 0.1, "shape": 0.1, "height": 0.9 if t else 0.1, "top": 0.9}
-        occ[index[c]] = 0.99
+    index, odds, occ = _readings(view, cells, tall)
     odds[index[cells[0]]]["height"] = 0.5
     out = with_hole_sizes(odds, occ, [1.0] * 16, img, view, HoleSizeConfig(weight=1.0))
     assert out[index[cells[0]]]["height"] > 0.75
