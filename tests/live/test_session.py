@@ -379,3 +379,27 @@ def test_default_session_reads_with_one_set_memory(monkeypatch):
     off = default_session(log_dir=None, resume=False, locator=lambda f, t: VIEW)
     off.reader(image, VIEW, {})
     assert seen == [None]
+
+
+def test_default_session_reads_without_bore_sizes_unless_told(monkeypatch):
+    """``watch``'s reader leaves out the bore-size height evidence (on in ``analyze``): it
+    cost a still scene's loop about a quarter of its speed from straight above and changed
+    no game's score. ``SessionConfig.hole_sizes`` puts it back (the reader's default)."""
+    import vision.learn.fuse as fuse
+    from vision.live.session import SessionConfig, default_session
+    from vision.read.observation import Observation
+
+    seen = []
+
+    def fake_read(frame, view, **kwargs):
+        seen.append(kwargs.get("hole_size"))
+        return Observation.empty()
+
+    monkeypatch.setattr(fuse, "read_cells_fused", fake_read)
+    image = draw({})
+    default_session(log_dir=None, resume=False, locator=lambda f, t: VIEW).reader(image, VIEW, {})
+    assert seen[-1] is not None and seen[-1].weight == 0.0
+    on = default_session(log_dir=None, resume=False, locator=lambda f, t: VIEW,
+                         config=SessionConfig(hole_sizes=True))
+    on.reader(image, VIEW, {})
+    assert seen[-1] is None

@@ -60,6 +60,12 @@ class SessionConfig:
     #: but moved part-hidden pieces' guesses both ways (exact -1, one false alarm more;
     #: docs/design.md, session 31).
     pool_set_geometry: bool = False
+    #: ``watch``'s reader adds the hollow tops' bore-size height evidence near straight above
+    #: (``vision.learn.hole_size``, on in ``analyze``). Off: on six dev games at 78-88
+    #: degrees (3034950-955) it changed no score, and it cost a still scene's loop about a
+    #: quarter of its speed (3034952: 38-45 -> 29-33 frames/s CPU, under the 30 frames/s
+    #: the live issue asks for; docs/design.md, session 34 (lead)).
+    hole_sizes: bool = False
     tracker: TrackerConfig = field(default_factory=TrackerConfig)
     motion: MotionConfig = field(default_factory=MotionConfig)
 
@@ -300,12 +306,15 @@ def default_session(
     cell reader: what ``watch`` runs (``config``: the live loop's knobs, default
     :class:`SessionConfig`)."""
     from vision.learn.fuse import read_cells_fused
+    from vision.learn.hole_size import HoleSizeConfig
     from vision.learn.reader import PlaneMemory
     from vision.locate.tracker import BoardTracker
     from vision.read.heights import SetMemory
 
+    knobs = config or SessionConfig()
     planes = PlaneMemory()
-    heights = SetMemory() if (config or SessionConfig()).pool_set_geometry else None
+    heights = SetMemory() if knobs.pool_set_geometry else None
+    holes = None if knobs.hole_sizes else HoleSizeConfig(weight=0.0)
     return WatchSession(
         locator or BoardTracker(intrinsics=intrinsics).update,
         # One set of pieces per session: its top planes are chosen from every reading. The
@@ -315,7 +324,8 @@ def default_session(
         # likewise fitted on every reading, so the occlusion layout does not jump between
         # reads of a still scene.
         lambda frame, view, known: read_cells_fused(frame, view, planes=planes, heights=heights,
-                                                    known=known, guess_hidden_tops=True),
+                                                    known=known, guess_hidden_tops=True,
+                                                    hole_size=holes),
         log_dir=log_dir,
         rules=rules,
         policy=policy,
