@@ -1,6 +1,6 @@
 """Score `watch` on freshly rendered games: move lists, announced lines, false alarms, latency.
 
-    python benchmarks/eval_watch.py --seeds 910000-910020 --out /tmp/qv-games [--jobs 2]
+    python benchmarks/eval_watch.py --seeds 910000-910020 --out /tmp/qv-games [--jobs 2] [--elevation 78,88]
 
 With --oracle-reader the cell reader is replaced by the truth (the board tracker, motion
 gate, state tracker and everything else stay real), which measures the live layer alone.
@@ -98,7 +98,7 @@ def _oracle_session(truth: dict, config=None):
     return WatchSession(locator, reader, log_dir=None, config=config)
 
 
-def _one(args: tuple[int, str, str, int, bool, list[str]]) -> dict:
+def _one(args: tuple[int, str, str, int, bool, list[str], tuple[float, float] | None]) -> dict:
     import cv2
 
     cv2.setNumThreads(1)
@@ -106,10 +106,13 @@ def _one(args: tuple[int, str, str, int, bool, list[str]]) -> dict:
     from vision.live.session import watch_video
     from vision.render.video import render_game
 
-    seed, script, out, fps, oracle, knobs = args
+    seed, script, out, fps, oracle, knobs, elevation = args
     video = Path(out) / f"game-{seed}-{script}.mp4"
     if not video.with_suffix(".json").exists():
-        render_game(video, seed, script=script, fps=fps)
+        from vision.render.film import VideoConfig
+
+        config = None if elevation is None else VideoConfig(elevation_deg=elevation)
+        render_game(video, seed, script=script, fps=fps, config=config)
     truth = json.loads(video.with_suffix(".json").read_text())
     t0 = time.perf_counter()
     config = _session_config(knobs)
@@ -136,6 +139,9 @@ def main() -> int:
     p.add_argument("--out", default="/tmp/qv-games")
     p.add_argument("--jobs", type=int, default=2)
     p.add_argument("--fps", type=int, default=15)
+    p.add_argument("--elevation", metavar="LO,HI",
+                   help="camera elevation range (degrees) of games rendered now (default: the "
+                        "renderer's VideoConfig, 30-75); cached videos keep theirs")
     p.add_argument(
         "--oracle-reader",
         action="store_true",
@@ -148,9 +154,16 @@ def main() -> int:
     _session_config(a.tracker)  # fail early on a bad knob
     Path(a.out).mkdir(parents=True, exist_ok=True)
     seeds = _seeds(a.seeds)
+    elevation = None
+    if a.elevation:
+        lo, _, hi = a.elevation.partition(",")
+        try:
+            elevation = (float(lo), float(hi))
+        except ValueError:
+            p.error(f"--elevation: two numbers LO,HI, got {a.elevation!r}")
     work = [
         (s, _script(Path(a.out), s, SCRIPTS[i % len(SCRIPTS)]), a.out, a.fps, a.oracle_reader,
-         a.tracker)
+         a.tracker, elevation)
         for i, s in enumerate(seeds)
     ]
     from vision.evaluation.games import GameScore, summarize
