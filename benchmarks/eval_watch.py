@@ -1,6 +1,7 @@
 """Score `watch` on freshly rendered games: move lists, announced lines, false alarms, latency.
 
-    python benchmarks/eval_watch.py --seeds 910000-910020 --out /tmp/qv-games [--jobs 2] [--elevation 78,88]
+    python benchmarks/eval_watch.py --seeds 910000-910020 --out /tmp/qv-games [--jobs 2]
+        [--elevation 78,88]
 
 With --oracle-reader the cell reader is replaced by the truth (the board tracker, motion
 gate, state tracker and everything else stay real), which measures the live layer alone.
