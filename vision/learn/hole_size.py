@@ -32,6 +32,7 @@ from numpy.typing import NDArray
 from vision.geometry.board_view import BoardView
 from vision.learn.board_heights import board_height_evidence
 from vision.learn.config import BoardHeightConfig
+from vision.locate.fit import sample
 from vision.rules.board import Cell
 
 FloatArray = NDArray[np.float64]
@@ -116,13 +117,9 @@ class _Patch:
         d = self.dirs[::every]
         px = cx[:, None, None] + radii[None, None, :] * d[None, :, 0, None]
         py = cy[:, None, None] + radii[None, None, :] * d[None, :, 1, None]
-        u = ((px - self.origin[0]) / self.pixel).astype(np.float32).ravel()
-        v = ((py - self.origin[1]) / self.pixel).astype(np.float32).ravel()
-        pad = (-len(u)) % 512
-        u = np.concatenate([u, np.zeros(pad, np.float32)]).reshape(-1, 512)
-        v = np.concatenate([v, np.zeros(pad, np.float32)]).reshape(-1, 512)
-        a = cv2.remap(self.gx, u, v, cv2.INTER_LINEAR).ravel()[:px.size].reshape(px.shape)
-        b = cv2.remap(self.gy, u, v, cv2.INTER_LINEAR).ravel()[:px.size].reshape(px.shape)
+        u = (px - self.origin[0]) / self.pixel
+        v = (py - self.origin[1]) / self.pixel
+        a, b = sample(self.gx, u, v), sample(self.gy, u, v)
         return np.asarray(a * d[None, :, 0, None] + b * d[None, :, 1, None], np.float64)
 
 
@@ -205,11 +202,11 @@ def hole_log_sizes(frame_bgr: NDArray[np.uint8], view: BoardView, cells: list[Ce
     lo, hi = (v * ring * plane for v in cfg.radius_range_rings)
     half = hi * 1.25 + cfg.max_offset_m
     patches, firsts = [], []
+    radii = np.exp(np.linspace(math.log(lo), math.log(hi), 30))
     for cell in cells:
         centre = np.asarray(view.spec.cell_center(cell), np.float64)[:2]
         light, origin = _rectified(lab, view, centre, half, cfg.pixel_m)
         patch = _Patch(light, origin, cfg.pixel_m)
-        radii = np.exp(np.linspace(math.log(lo), math.log(hi), 30))
         patches.append((patch, centre))
         firsts.append(_coarse(patch, centre, radii, cfg.max_offset_m))
     median_r = float(np.median([f[3] for f in firsts]))
