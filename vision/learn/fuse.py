@@ -75,6 +75,11 @@ def _sigmoid(z: float) -> float:
     return 1.0 / (1.0 + math.exp(-z))
 
 
+def _shifted(p: float, nats: float) -> float:
+    """Probability ``p`` with ``nats`` of evidence added to its log-odds."""
+    return _sigmoid(_logit(p) + nats)
+
+
 def fuse_observations(
     first: Observation, second: Observation, *, weights: tuple[float, float] = (0.5, 0.5)
 ) -> Observation:
@@ -182,7 +187,7 @@ def with_board_colours(
     for o, e in zip(odds, evidence, strict=True):
         cell = dict(o)
         if cell["color"] is not None and e != 0.0:
-            cell["color"] = _sigmoid(_logit(float(cell["color"])) + weight * float(e))
+            cell["color"] = _shifted(float(cell["color"]), weight * float(e))
         out.append(cell)
     return out
 
@@ -265,10 +270,10 @@ def read_cells_fused(
     learned = read_cells_learned(frame_bgr, view, model=model, config=config, planes=planes,
                                  decode=False)
     occ, odds = _fused_odds(hand, learned, weights)
-    far = (config or LearnedReaderConfig()).far_side
-    if far.enabled:
-        occ = _far_side_checked(occ, odds, feats, frame_bgr, view, far)
-    unseen = _unseen_tops(learned, config or LearnedReaderConfig())
+    reader = config or LearnedReaderConfig()
+    if reader.far_side.enabled:
+        occ = _far_side_checked(occ, odds, feats, frame_bgr, view, reader.far_side)
+    unseen = _unseen_tops(learned, reader)
     if not guess_hidden_tops:
         odds = [{**o, "top": None} if u else o for o, u in zip(odds, unseen, strict=True)]
     visible = [min(a.visible_fraction, b.visible_fraction)
@@ -294,7 +299,7 @@ def read_cells_fused(
         odds = with_hole_sizes(odds, occ, visible, frame_bgr, view, holes)
     guessed = [u and o["top"] is not None for o, u in zip(odds, unseen, strict=True)]
     return _decoded(hand, learned, occ, odds, guessed,
-                    weigh_occupancy=(config or LearnedReaderConfig()).decode_by_occupancy)
+                    weigh_occupancy=reader.decode_by_occupancy)
 
 
 def _far_side_checked(occ: list[float], odds: list[dict[str, float | None]],
@@ -312,7 +317,7 @@ def _far_side_checked(occ: list[float], odds: list[dict[str, float | None]],
     heights = np.array([tall_m if (o.get("height") or 0.0) >= 0.5 else short_m for o in odds])
     shift = far_side_shift(view, feats.frames, frame_bgr, np.asarray(occ), heights, short_m,
                            config)
-    return [p if s == 0.0 else _sigmoid(_logit(p) + float(s))
+    return [p if s == 0.0 else _shifted(p, float(s))
             for p, s in zip(occ, shift, strict=True)]
 
 
@@ -339,7 +344,7 @@ def with_top_band(
     out = []
     for i, o in enumerate(odds):
         if seen[i] and low[i] and gap_f[i] >= config.min_gap_f:
-            o = {**o, "height": _sigmoid(_logit(float(p_tall[i])) + config.weight * float(llr[i]))}
+            o = {**o, "height": _shifted(float(p_tall[i]), config.weight * float(llr[i]))}
         out.append(o)
     return out
 
@@ -354,7 +359,7 @@ def with_hole_sizes(
     out = []
     for o, e in zip(odds, llr, strict=True):
         if e != 0.0 and o["height"] is not None:
-            o = {**o, "height": _sigmoid(_logit(float(o["height"])) + config.weight * float(e))}
+            o = {**o, "height": _shifted(float(o["height"]), config.weight * float(e))}
         out.append(o)
     return out
 
