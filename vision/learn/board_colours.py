@@ -27,6 +27,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from vision.learn.config import BoardColourConfig
+from vision.read.sampling import log_lightness
 
 FloatArray = NDArray[np.float64]
 BoolArray = NDArray[np.bool_]
@@ -53,7 +54,7 @@ def colour_coordinates(lab: FloatArray) -> FloatArray:
     lab = np.asarray(lab, np.float64)
     if lab.ndim != 2 or lab.shape[1] != 3:
         raise ValueError(f"expected (N, 3) Lab colours, got shape {lab.shape}")
-    return np.column_stack([40.0 * np.log(np.maximum(lab[:, 0], 0.0) + 10.0), lab[:, 1:]])
+    return log_lightness(lab)
 
 
 def group_evidence(

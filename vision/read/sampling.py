@@ -111,6 +111,15 @@ def _brightest_percentile(crop: NDArray[np.uint8], q: float) -> float:
     return percentile_u8(brightest, q)
 
 
+def log_lightness(lab: NDArray[np.floating]) -> NDArray[np.float64]:
+    """Lab colours (..., 3), L in 0..100, with the lightness as a ratio, ``40 log(L + 10)``: a
+    dimmer lamp scales every surface's light alike (one unit is about one L unit at mid-dark
+    tones); the chroma ``a``, ``b`` as they are."""
+    out = np.array(lab, np.float64, copy=True)
+    out[..., 0] = 40.0 * np.log(np.maximum(out[..., 0], 0.0) + 10.0)
+    return out
+
+
 def lab_distance(a: NDArray[np.float32], b: NDArray[np.float32],
                  chroma_weight: float = 1.0) -> NDArray[np.float32]:
     """Euclidean Lab distance over the last axis, chroma (a, b) weighted by ``chroma_weight``."""

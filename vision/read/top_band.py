@@ -32,7 +32,7 @@ from vision.geometry.board_view import BoardView
 from vision.read.config import ReaderConfig
 from vision.read.geometry import CellFrames, circle_points, project_grid
 from vision.read.heights import _normalise
-from vision.read.sampling import LabPatch, lab_distance
+from vision.read.sampling import LabPatch, lab_distance, log_lightness
 from vision.read.stats import nanmedian
 
 FloatArray = NDArray[np.float64]
@@ -147,7 +147,7 @@ def band_features(
     # Top face against wall, in log lightness (a ratio: light and dark pieces alike).
     ring_v = np.where(ok[:, nb + 2 :, :, None], v[:, nb + 2 :], np.nan)  # (16, 2, J, 3)
     tops = cast(FloatArray, nanmedian(ring_v, axis=2))  # (16, 2, 3): short, tall
-    diff = _log_lab(tops) - _log_lab(cast(FloatArray, piece_ref))[:, None, :]  # (16, 2, 3)
+    diff = log_lightness(tops) - log_lightness(piece_ref)[:, None, :]  # (16, 2, 3)
     own = np.where((np.asarray(p_tall) >= 0.5)[:, None], diff[:, 1], diff[:, 0])
     w = np.where(np.asarray(usable) & np.all(np.isfinite(own), axis=1),
                  np.abs(2.0 * np.asarray(p_tall, np.float64) - 1.0), 0.0)
@@ -205,13 +205,6 @@ def guided_heights(
     best = np.argmax(pair.reshape(len(z), -1), axis=1)
     a, b = np.unravel_index(best, valid.shape)
     return heights_m[a], heights_m[b]
-
-
-def _log_lab(lab: FloatArray) -> FloatArray:
-    """Lab with lightness as a ratio (``40 log(L + 10)``, as ``vision.learn.board_colours``)."""
-    out = np.array(lab, np.float64, copy=True)
-    out[..., 0] = 40.0 * np.log(np.maximum(out[..., 0], 0.0) + 10.0)
-    return out
 
 
 def band_log_odds(features: FloatArray, config: TopBandConfig) -> FloatArray:
