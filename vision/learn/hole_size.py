@@ -17,7 +17,8 @@ may have, then within ``HoleSizeConfig.search_spread`` of the board's median. Th
 sizes go through the board-height model of ``vision.learn.board_heights`` with their own
 noise (``HoleSizeConfig``), giving a log-likelihood ratio added to the fused height odds.
 
-Session 34 (helper-34e): measured, behind ``HoleSizeConfig.weight`` (0 = off).
+Session 34: built and measured by helper-34e, on in ``analyze`` (``HoleSizeConfig.weight``
+1; 0 = off); ``watch`` leaves it out (``SessionConfig.hole_sizes``).
 """
 
 from __future__ import annotations
