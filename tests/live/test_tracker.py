@@ -1982,3 +1982,43 @@ def test_a_near_tie_of_the_change_goes_to_the_new_cell_in_full_view(
     change = {c3: front_change, d3: 0.36, Cell.from_name("b3"): 0.25}
     events = feed.frames(1.0, obs=obs, change=change)
     assert [e["name"] for e in events if e["type"] == "move"] == [moved]
+
+
+@pytest.mark.parametrize("knob, risen, back_after, back_change, moved", [
+    (True, "c2", 0.495, 0.32, "b2"),  # the image changed most on b2: c2 behind reads its top
+    (False, "c2", 0.495, 0.32, "c2"),  # knob off: the plain rise takes c2
+    (True, "c2", 0.495, 0.15, "c2"),  # the image changed less on b2 than on c2 (0.18)
+    (True, "c2", 0.30, 0.32, "c2"),  # b2's own reading hardly rose (0.15 nats)
+    (True, "b4", 0.495, 0.32, "b4"),  # b4 cannot see a piece on b2: its rise is its own
+])
+def test_a_hidden_arrivals_rise_behind_the_cell_the_image_changed_on_is_its_echo(
+        knob, risen, back_after, back_change, moved):
+    # Fresh low-angle game 1034105 (34 degrees, helper-35c) move 6: a short piece put on b1
+    # straight behind a1's recorded tall piece (0.10 of a piece there in view) read 0.27 ->
+    # 0.50 (0.96 nats up) with the image's change 0.32; its top, above the front piece,
+    # fell over c1 behind it in the image, which read 0.05 -> 0.38 (2.38 nats, 0.43 in view,
+    # change 0.18). The plain hidden arrival took c1.
+    from tests.read.synth import make_view
+    from vision.live.arrivals import can_echo
+
+    board = make_view(elevation_deg=34.0, azimuth_deg=0.0, distance_m=0.45)
+    b2, other = Cell.from_name("b2"), Cell.from_name(risen)
+    config = TrackerConfig(hidden_arrival_echo_to_change=knob)
+    assert can_echo(board, other, b2, config) == (risen == "c2")
+    feed = Feed(StateTracker(config=config))
+    feed.frames(1.0, board_view=board)
+    feed.place("d1", "LRSS", board_view=board)
+    feed.place("a2", "DRTH", board_view=board)
+
+    def seen(p_back, p_other):
+        obs = readings_from_pieces(feed.pieces, visible={b2: 0.3, other: 0.43},
+                                   board_view=board)
+        return _with_occupancy(_with_occupancy(obs, b2, p_back), other, p_other)
+
+    feed.frames(1.0, obs=seen(0.27, 0.05))
+    feed.frames(1.0, busy=True)
+    events = feed.frames(1.0, obs=seen(back_after, 0.38), change={b2: back_change, other: 0.18})
+    assert [e["name"] for e in events if e["type"] == "move"] == [moved]
+    if moved == "b2":
+        assert any("c2 behind it reads its piece" in e.get("message", "") for e in events)
+        assert feed.tracker._hidden_guess[b2] is True  # no line rests on it unforced

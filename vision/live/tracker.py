@@ -139,6 +139,7 @@ class StateTracker:
         #: the cell the last hidden arrival took by its rise's uniqueness alone
         #: (``TrackerConfig.hidden_arrival_unique_rise``), for the warning's wording
         self._rise_only: Cell | None = None
+        self._echo_seen: tuple[Cell, Cell] | None = None  # (hidden arrival, its echo)
         #: cells recorded by a hidden arrival: their piece is a guess from no reading. True:
         #: taken on the image's change with little or no reading of its own
         #: (``TrackerConfig.change_arrival_weak``): no line through it is announced
@@ -756,6 +757,9 @@ class StateTracker:
                 hidden = withheld
                 how = (f", the image changed on {hidden.name} alone and it reads more "
                        "occupied than before, though unsurely")
+            elif hidden is not None and self._echo_seen is not None:
+                how = (f", the image changed most on {hidden.name}, mostly hidden, and "
+                       f"{self._echo_seen[1].name} behind it reads its piece")
             elif hidden is not None and hidden == self._rise_only:
                 how = (f" and only {hidden.name}, hidden behind other pieces, reads more "
                        "occupied than before (nothing of it in view changed)")
@@ -981,6 +985,7 @@ class StateTracker:
         with little or no reading of its own (:meth:`_changed_arrival`'s weak case)."""
         cfg = self.config
         self._rise_only = None
+        self._echo_seen = None
         if not self.awaiting_move or self._view_moved or not self._settled_occ:
             return None, False
         # The reader's own share here, not ``_arrival_visible``'s: a rise with no image change
@@ -992,6 +997,11 @@ class StateTracker:
                  and self._occupancy_rise(observation, reading.cell)
                  >= cfg.hidden_arrival_min_rise]
         if len(found) == 1:
+            source = (self._echo_source(observation, found[0], taken)
+                      if cfg.hidden_arrival_echo_to_change else None)
+            if source is not None:
+                self._echo_seen = (source, found[0])
+                return source, True
             return found[0], False
         if found:
             return None, False
@@ -1000,6 +1010,31 @@ class StateTracker:
             cell = self._rise_only = self._unique_rise(observation, taken)
             weak = cell is not None
         return cell, weak
+
+    def _echo_source(self, observation: Observation, risen: Cell,
+                     taken: set[Cell]) -> Cell | None:
+        """The free cell whose piece ``risen`` (the plain hidden arrival's cell) reads, if
+        any (``TrackerConfig.hidden_arrival_echo_to_change``): the one the image changed
+        on most, by a whole piece's share and more than on ``risen``, mostly hidden, its
+        own occupancy risen too, and with ``risen`` able to see a piece on it. A short
+        piece straight behind a tall one shows its top above the front piece, over the
+        cell behind it in the image, which reads it."""
+        cfg = self.config
+        change = self._change
+        view = observation.board_view
+        if not change or not self._hand_since_settle or not isinstance(view, BoardView):
+            return None
+        free = sorted(c for c in change if c not in taken)
+        if not free:
+            return None
+        best = max(free, key=lambda c: change[c])
+        if (best == risen or change[best] < cfg.change_arrival_weak_min
+                or change.get(risen, 0.0) >= change[best]
+                or self._occupancy_rise(observation, best) < cfg.change_arrival_weak_rise
+                or self._arrival_visible(observation, best) >= cfg.hidden_arrival_max_visible
+                or not can_echo(view, risen, best, cfg)):
+            return None
+        return best
 
     def _unique_rise(self, observation: Observation, taken: set[Cell]) -> Cell | None:
         """After a hand, the one free cell mostly hidden (the reader's share) whose occupancy

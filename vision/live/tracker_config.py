@@ -257,6 +257,23 @@ class TrackerConfig:
     #: piece is taken as a hidden guess, never read: a line through it is announced only
     #: when the other cells' readings leave its values certain (``gate_forced_values``).
     hidden_arrival_unique_rise: bool = False
+    #: The plain hidden arrival's cell (a rise of ``hidden_arrival_min_rise``) gives way to
+    #: the free cell the image changed on most, when that cell is mostly hidden
+    #: (``hidden_arrival_max_visible`` by ``StateTracker._arrival_visible``), its change is a
+    #: whole piece's (``change_arrival_weak_min``) and larger than the risen cell's, its own
+    #: occupancy rose too (``change_arrival_weak_rise``), and the risen cell can see a piece
+    #: on it (``vision.live.arrivals.can_echo``): the risen cell reads that piece, not one of
+    #: its own. A short piece put straight behind a recorded tall one shows only its top,
+    #: above the front piece, where the cell behind it lies in the image; that cell's reading
+    #: rises more than the hidden cell's own. Fresh low-angle 1034105 (34 degrees, move 6,
+    #: helper-35c): the piece on b1 behind a1's tall piece (b1 0.27 -> 0.50, 0.96 nats,
+    #: change 0.32, 0.10 of a piece there in view) was taken on c1 behind it (0.05 -> 0.38,
+    #: 2.38 nats, change 0.18). Taken as a hidden guess (``_hidden_guess``): no line rests on
+    #: it unless the other cells force its values. Replayed on 334 recorded games (114
+    #: low-angle: every low set since session 28 but six of 1032100-111; 214 mixed: the sets
+    #: of sessions 23-31 and 33, four more; six steep) it acts on that settle alone, and the
+    #: full run gives the replay's events.
+    hidden_arrival_echo_to_change: bool = True
     unique_rise_min: float = 0.75
     unique_rise_ratio: float = 1.0 / 3.0
     unique_rise_level: float = 0.3
