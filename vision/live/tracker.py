@@ -1011,35 +1011,34 @@ class StateTracker:
             return None, False
         cell, weak = self._changed_arrival(observation, taken, set_aside)
         if cell is None and cfg.hidden_arrival_covered_change:
-            cell = self._covered_only = self._covered_arrival(taken, set_aside)
+            cell = self._covered_only = self._covered_arrival()
             weak = cell is not None
         if cell is None and cfg.hidden_arrival_unique_rise:
             cell = self._rise_only = self._unique_rise(observation, taken)
             weak = cell is not None
         return cell, weak
 
-    def _covered_arrival(self, taken: set[Cell], set_aside: set[Cell]) -> Cell | None:
-        """After a hand, the one free cell (or one of ``set_aside``) mostly hidden behind
-        recorded pieces (``covered_change_max_visible``) on which the image changed where
-        the front pieces' modelled silhouettes cover its piece's (``covered_change_min`` of
-        its silhouette), more than on those silhouettes outside it, while no other such
-        cell changed ``change_arrival_ratio`` as much
-        (``TrackerConfig.hidden_arrival_covered_change``). The change scores see only a
-        cell's modelled visible part; a short piece behind a real tall piece narrower and
-        lower than the model shows its top inside the model's front silhouette."""
+    def _covered_arrival(self) -> Cell | None:
+        """After a hand, the one unrecorded cell (not refused; it may read occupied as a
+        phantom, set aside or held as an echo) mostly hidden behind recorded pieces
+        (``covered_change_max_visible``) on which the image changed where the front pieces'
+        modelled silhouettes cover its piece's (``covered_change_min`` of its silhouette),
+        more than on those silhouettes outside it, while no other such cell changed
+        ``change_arrival_ratio`` as much (``TrackerConfig.hidden_arrival_covered_change``).
+        The change scores see only a cell's modelled visible part; a short piece behind a
+        real tall piece narrower and lower than the model shows its top inside the model's
+        front silhouette."""
         cfg = self.config
         if not self._hand_since_settle or not self._covered:
             return None
         found = {c: k.inside for c, k in self._covered.items()
-                 if (c not in taken or c in set_aside)
-                 and k.visible < cfg.covered_change_max_visible
+                 if c not in self._refused and k.visible < cfg.covered_change_max_visible
                  and k.inside >= cfg.covered_change_min and k.outside < k.inside}
         if not found:
             return None
         cell = max(sorted(found), key=lambda c: found[c])
         if any(k.inside >= cfg.change_arrival_ratio * found[cell]
-               for c, k in self._covered.items()
-               if c != cell and (c not in taken or c in set_aside)):
+               for c, k in self._covered.items() if c != cell and c not in self._refused):
             return None
         return cell
 
