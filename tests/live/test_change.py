@@ -8,6 +8,7 @@ from tests.locate.synth import make_view
 from vision.live.change import (
     ChangeConfig,
     change_scores,
+    covered_change,
     least_visible_shares,
     silhouette_polygon,
 )
@@ -103,3 +104,33 @@ def test_a_free_cell_behind_a_tall_piece_shows_least_of_a_short_piece():
     assert tall[behind] < high.sum() / _mask(view, behind, CFG.tall_height_m).sum() - 0.05
     assert tall[behind] < short[behind] - 0.1
     assert least_visible_shares(view, {})[behind] == 1.0
+
+
+def test_the_top_of_a_piece_behind_a_narrower_front_piece_counts_as_covered_change():
+    # Fresh game 1035003 (42 degrees): a short piece put straight behind a recorded tall one
+    # showed the strip of its top above the real front piece, which is narrower and lower
+    # than the modelled one (30 mm, 67 mm): every changed pixel lay inside the model's front
+    # silhouette, so the change scores gave its cell 0.00. ``covered_change`` counts them.
+    view = make_view(elevation_deg=40.0, azimuth_deg=10.0)
+    front, behind = _front_and_behind(view)
+    standing = {front: True}
+    # What changed: the new piece where the model's front piece covers it but the real,
+    # narrower and lower front piece (25 mm, 60 mm) does not.
+    piece = _mask(view, behind, CFG.short_height_m)
+    shape = piece.shape
+    real = np.zeros(shape, np.uint8)
+    cv2.fillConvexPoly(real, silhouette_polygon(view, front, 0.025, 0.06, SCALE), 1)
+    changed = piece & _mask(view, front, CFG.tall_height_m) & ~real.astype(bool)
+    assert changed.any()
+    assert change_scores(changed, SCALE, view, standing)[behind] == 0.0  # the model hides it
+    covered = covered_change(changed, SCALE, view, standing)
+    assert covered[behind].inside > 0.05 and covered[behind].outside < covered[behind].inside
+    assert 0.0 < covered[behind].visible < 1.0
+    # A nudge of the front piece: its outline changes all round, outside the cell too.
+    ring = _mask(view, front, CFG.tall_height_m) & ~_mask(view, front, CFG.tall_height_m * 0.8)
+    ring |= cv2.dilate(ring.astype(np.uint8), np.ones((3, 3), np.uint8)).astype(bool)
+    nudged = covered_change(ring, SCALE, view, standing)
+    assert nudged[behind].outside > nudged[behind].inside
+    # Nothing changed, or no standing piece in front: no entry.
+    assert covered_change(np.zeros(shape, bool), SCALE, view, standing) == {}
+    assert behind not in covered_change(changed, SCALE, view, {})

@@ -403,3 +403,34 @@ def test_default_session_reads_without_bore_sizes_unless_told(monkeypatch):
                          config=SessionConfig(hole_sizes=True))
     on.reader(image, VIEW, {})
     assert seen[-1] is None
+
+
+@pytest.mark.parametrize("knob", [False, True])
+def test_the_session_measures_the_change_under_front_pieces_only_when_asked(tmp_path, knob):
+    # ``TrackerConfig.hidden_arrival_covered_change`` needs the change under the recorded
+    # pieces in front of each free cell (``vision.live.change.covered_change``); the session
+    # measures it on the frames that may settle a turn, and only when the tracker asks.
+    from vision.live.session import SessionConfig
+    from vision.live.tracker import TrackerConfig
+
+    config = SessionConfig(tracker=TrackerConfig(hidden_arrival_covered_change=knob))
+    session = WatchSession(lambda frame, t: VIEW, fake_reader, log_dir=tmp_path, config=config)
+    seen = []
+    update = session.tracker.update
+
+    def spy(observation, now, *, busy=False, change=None, covered=None):
+        if change is not None:
+            seen.append(covered)
+        return update(observation, now, busy=busy, change=change, covered=covered)
+
+    session.tracker.update = spy
+    scene = Scene(session)
+    scene.run(1.0)
+    scene.place("b2", "LSTH")
+    scene.place("c3", "DSSS")
+    assert seen, "no frame measured the change"
+    if knob:
+        assert all(isinstance(c, dict) for c in seen)
+    else:
+        assert all(c is None for c in seen)
+    scene.session.close(scene.t)

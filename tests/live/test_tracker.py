@@ -21,11 +21,11 @@ class Feed:
         self.pieces = {}
         self.events = []
 
-    def frames(self, seconds, *, busy=False, obs=None, change=None, **kw):
+    def frames(self, seconds, *, busy=False, obs=None, change=None, covered=None, **kw):
         out = []
         for _ in range(round(seconds * FPS)):
             o = obs if obs is not None else readings_from_pieces(self.pieces, **kw)
-            new = self.tracker.update(o, self.t, busy=busy, change=change)
+            new = self.tracker.update(o, self.t, busy=busy, change=change, covered=covered)
             for e in new:
                 e["_frame_t"] = self.t
             out += new
@@ -2022,3 +2022,42 @@ def test_a_hidden_arrivals_rise_behind_the_cell_the_image_changed_on_is_its_echo
     if moved == "b2":
         assert any("c2 behind it reads its piece" in e.get("message", "") for e in events)
         assert feed.tracker._hidden_guess[b2] is True  # no line rests on it unforced
+
+
+@pytest.mark.parametrize("knob, before, after, inside, outside, visible, other, moved", [
+    (True, 0.05, 0.08, 0.225, 0.02, 0.26, 0.0, True),  # 1035003's c3, read empty before
+    (True, 0.81, 0.88, 0.225, 0.02, 0.26, 0.0, True),  # ...read as the front piece's phantom
+    (False, 0.05, 0.08, 0.225, 0.02, 0.26, 0.0, False),  # knob off
+    (True, 0.05, 0.08, 0.225, 0.30, 0.26, 0.0, False),  # more outside: the front piece nudged
+    (True, 0.05, 0.08, 0.225, 0.02, 0.45, 0.0, False),  # half in view: the scores see it
+    (True, 0.05, 0.08, 0.03, 0.0, 0.26, 0.0, False),  # a few pixels: no whole piece's top
+    (True, 0.05, 0.08, 0.225, 0.02, 0.26, 0.15, False),  # c2 changed as much: not unique
+])
+def test_a_hidden_cell_whose_change_lies_under_the_front_piece_is_the_move(
+        knob, before, after, inside, outside, visible, other, moved):
+    # Fresh game 1035003 (42 degrees, helper-35f) move 8: a short light piece put straight
+    # behind a recorded dark tall one showed its top above it, but the modelled front
+    # silhouette (30 mm wide, 67 mm tall; the set's 25 mm, 60 mm) covered all of it: 93 of
+    # the 101 changed pixels lay in c3's short silhouette where the model hides it, none in
+    # its visible part, change score 0.00, occupancy 0.82 -> 0.88. The move was lost. With
+    # ``hidden_arrival_covered_change`` the change under the front piece tells the move.
+    from vision.live.change import CoveredChange
+    feed = Feed(StateTracker(config=TrackerConfig(hidden_arrival_covered_change=knob)))
+    feed.frames(1.0)
+    feed.place("a1", "LRSS")
+    feed.place("b1", "DSTS")
+    c1, c2 = Cell.from_name("c1"), Cell.from_name("c2")
+
+    def reading(p):
+        return _with_occupancy(readings_from_pieces(feed.pieces, visible={c1: 0.3}), c1, p)
+
+    feed.frames(1.0, obs=reading(before))
+    feed.frames(1.0, busy=True)
+    covered = {c1: CoveredChange(inside, outside, visible), c2: CoveredChange(other, 0.0, 0.2)}
+    scores = {Cell(r, k): 0.0 for r in range(4) for k in range(4)
+              if Cell(r, k) not in feed.pieces}
+    events = feed.frames(1.0, obs=reading(after), change=scores, covered=covered)
+    assert [e["name"] for e in events if e["type"] == "move"] == (["c1"] if moved else [])
+    if moved:
+        assert any("rise above the pieces in front" in e.get("message", "") for e in events)
+        assert feed.tracker._hidden_guess[c1] is True  # never read: no line rests on it

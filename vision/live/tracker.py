@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from vision.game.model import Event, Game
 from vision.geometry.board_view import BoardView
 from vision.live.arrivals import ArrivalFilter, can_echo, differences
-from vision.live.change import least_visible_shares, sole_explainer
+from vision.live.change import CoveredChange, least_visible_shares, sole_explainer
 from vision.live.evidence import (
     CellEvidence,
     FlatIn,
@@ -132,6 +132,8 @@ class StateTracker:
         #: each cell's occupied probability on the last settled frame
         self._settled_occ: dict[Cell, float] = {}
         self._change: Mapping[Cell, float] | None = None  # this frame's change scores
+        #: this frame's change under the front pieces' silhouettes (``covered_change``)
+        self._covered: Mapping[Cell, CoveredChange] | None = None
         #: ``least_visible_shares`` for a view and the record's standing pieces (the last
         #: asked: several cells of one settle ask it)
         self._shares: tuple[BoardView, frozenset[tuple[Cell, bool]], dict[Cell, float]] | None
@@ -140,6 +142,9 @@ class StateTracker:
         #: (``TrackerConfig.hidden_arrival_unique_rise``), for the warning's wording
         self._rise_only: Cell | None = None
         self._echo_seen: tuple[Cell, Cell] | None = None  # (hidden arrival, its echo)
+        #: the cell the last hidden arrival took on the change under the front pieces'
+        #: silhouettes (``TrackerConfig.hidden_arrival_covered_change``), for the warning
+        self._covered_only: Cell | None = None
         #: cells recorded by a hidden arrival: their piece is a guess from no reading. True:
         #: taken on the image's change with little or no reading of its own
         #: (``TrackerConfig.change_arrival_weak``): no line through it is announced
@@ -193,13 +198,16 @@ class StateTracker:
         return {cell: piece for cell, piece in self.game.board.items() if cell not in doubtful}
 
     def update(self, observation: Observation, now: float, *, busy: bool = False,
-               change: Mapping[Cell, float] | None = None) -> list[Event]:
+               change: Mapping[Cell, float] | None = None,
+               covered: Mapping[Cell, CoveredChange] | None = None) -> list[Event]:
         """Advance to source time ``now`` with this frame's reading.
 
         ``busy`` means a hand or motion over the board (the reading is not trusted). An empty
         observation (no board, or not read this frame) still advances time. ``change`` scores
         each free cell by how well a piece there explains what changed in the image since
-        the last settled scene (``vision.live.change.change_scores``; None: not measured).
+        the last settled scene (``vision.live.change.change_scores``; None: not measured);
+        ``covered`` the change under the pieces in front of each free cell
+        (``vision.live.change.covered_change``; None: not measured).
         """
         self._last_t = float(now)
         if busy or not observation:
@@ -208,6 +216,7 @@ class StateTracker:
             self._in_busy = True
             self._hand_since_settle = True
             self._change = None
+            self._covered = None
             self._reset_window()
             return []
         if self._in_busy:
@@ -219,6 +228,7 @@ class StateTracker:
                 # pixel moves for a frame), or the board lost for a frame.
                 self._hand_since_settle = False
         self._change = change
+        self._covered = covered
         pattern = self._occupancy_pattern(observation)
         if pattern != self._pattern:
             self._reset_window()
@@ -760,6 +770,9 @@ class StateTracker:
             elif hidden is not None and self._echo_seen is not None:
                 how = (f", the image changed most on {hidden.name}, mostly hidden, and "
                        f"{self._echo_seen[1].name} behind it reads its piece")
+            elif hidden is not None and hidden == self._covered_only:
+                how = (f" and the image changed only where {hidden.name}'s piece would rise "
+                       "above the pieces in front of it")
             elif hidden is not None and hidden == self._rise_only:
                 how = (f" and only {hidden.name}, hidden behind other pieces, reads more "
                        "occupied than before (nothing of it in view changed)")
@@ -986,6 +999,7 @@ class StateTracker:
         cfg = self.config
         self._rise_only = None
         self._echo_seen = None
+        self._covered_only = None
         if not self.awaiting_move or self._view_moved or not self._settled_occ:
             return None, False
         # The reader's own share here, not ``_arrival_visible``'s: a rise with no image change
@@ -1006,6 +1020,9 @@ class StateTracker:
         if found:
             return None, False
         cell, weak = self._changed_arrival(observation, taken, set_aside)
+        if cell is None and cfg.hidden_arrival_covered_change:
+            cell = self._covered_only = self._covered_arrival()
+            weak = cell is not None
         if cell is None and cfg.hidden_arrival_unique_rise:
             cell = self._rise_only = self._unique_rise(observation, taken)
             weak = cell is not None
@@ -1035,6 +1052,30 @@ class StateTracker:
                 or not can_echo(view, risen, best, cfg)):
             return None
         return best
+
+    def _covered_arrival(self) -> Cell | None:
+        """After a hand, the one unrecorded cell (not refused; it may read occupied as a
+        phantom, set aside or held as an echo) mostly hidden behind recorded pieces
+        (``covered_change_max_visible``) on which the image changed where the front pieces'
+        modelled silhouettes cover its piece's (``covered_change_min`` of its silhouette),
+        more than on those silhouettes outside it, while no other such cell changed
+        ``change_arrival_ratio`` as much (``TrackerConfig.hidden_arrival_covered_change``).
+        The change scores see only a cell's modelled visible part; a short piece behind a
+        real tall piece narrower and lower than the model shows its top inside the model's
+        front silhouette."""
+        cfg = self.config
+        if not self._hand_since_settle or not self._covered:
+            return None
+        found = {c: k.inside for c, k in self._covered.items()
+                 if c not in self._refused and k.visible < cfg.covered_change_max_visible
+                 and k.inside >= cfg.covered_change_min and k.outside < k.inside}
+        if not found:
+            return None
+        cell = max(sorted(found), key=lambda c: found[c])
+        if any(k.inside >= cfg.change_arrival_ratio * found[cell]
+               for c, k in self._covered.items() if c != cell and c not in self._refused):
+            return None
+        return cell
 
     def _unique_rise(self, observation: Observation, taken: set[Cell]) -> Cell | None:
         """After a hand, the one free cell mostly hidden (the reader's share) whose occupancy

@@ -277,6 +277,24 @@ class TrackerConfig:
     unique_rise_min: float = 0.75
     unique_rise_ratio: float = 1.0 / 3.0
     unique_rise_level: float = 0.3
+    #: ...or, when none of those names the cell, by the change the silhouettes' scores leave
+    #: out: after a hand with nothing new, the one unrecorded cell (free, or read occupied
+    #: as a phantom or held as an echo; not refused) mostly hidden behind recorded pieces
+    #: (the share of a short piece's silhouette they leave in view under
+    #: ``covered_change_max_visible``) with changed pixels inside that silhouette where
+    #: the front pieces' modelled silhouettes cover it, at least ``covered_change_min`` of
+    #: its area, more than on the front silhouettes outside it (a nudged front piece
+    #: changes along its whole outline), and no other free cell with
+    #: ``change_arrival_ratio`` of that (``vision.live.change.covered_change``). The modelled
+    #: piece is 30 mm wide and 67 mm tall, so a short piece straight behind a real tall
+    #: one shows the strip of its top inside the front piece's model, where its own
+    #: visible silhouette is empty: fresh 1035003 (c3, a light top above a dark tall
+    #: piece, 93 changed pixels of 101, none in the visible part), 1034019, 1031109,
+    #: 3028010 (a held echo; helper-34g's scan). Taken as a hidden guess, as the weak change
+    #: arrival.
+    hidden_arrival_covered_change: bool = False
+    covered_change_max_visible: float = 0.3
+    covered_change_min: float = 0.05
     #: A turn that showed no new cell, where a cell recorded earlier as a hidden guess reads
     #: much more occupied (``hidden_arrival_min_rise``): the piece came now, the guess was
     #: early; re-take the guess's move as this turn's (``StateTracker._retake_guess``).
