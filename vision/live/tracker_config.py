@@ -292,7 +292,7 @@ class TrackerConfig:
     #: piece, 93 changed pixels of 101, none in the visible part), 1034019, 1031109,
     #: 3028010 (a held echo; helper-34g's scan). Taken as a hidden guess, as the weak change
     #: arrival.
-    hidden_arrival_covered_change: bool = False
+    hidden_arrival_covered_change: bool = True
     covered_change_max_visible: float = 0.3
     covered_change_min: float = 0.05
     #: A turn that showed no new cell, where a cell recorded earlier as a hidden guess reads
