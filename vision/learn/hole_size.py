@@ -83,8 +83,9 @@ class HoleSizeConfig:
     #: a ``size_noise`` of 1.5 %) whichever height lands nearer a grid point looked likelier
     #: (helper-34h: -0.37 nats on game 3034950's lone square bore; up to 0.45-0.6 nats for a
     #: lone square bore beside two tall and two short round ones, camera 0.6-0.8 m up). 9
-    #: steps (2.5 %) keep that within 0.06 nats; finer grids cost more and gain nothing there
-    #: (session 35, helper-35d; the model's time grows with the steps).
+    #: steps (2.5 %) keep that within 0.06 nats at 0.6 m (0.17 at 0.45 m, where the range's
+    #: ends weigh); 21 steps are no better there (0.09 and 0.30) and cost twice as much
+    #: (the model's time grows with the steps). Session 35, helper-35d.
     square_ratio_steps: int = 9
 
     def __post_init__(self) -> None:
