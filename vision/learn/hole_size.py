@@ -79,14 +79,16 @@ class HoleSizeConfig:
     min_visible: float = 0.6
     #: Steps of the board model's square/round bore ratio grid over 0.80-1.0
     #: (``BoardHeightConfig.square_ratio_steps``). The ratio is free, so a lone square bore
-    #: (or a lone round one) must say nothing of its height; with 5 steps (5 % apart, against
-    #: a ``size_noise`` of 1.5 %) whichever height lands nearer a grid point looked likelier
-    #: (helper-34h: -0.37 nats on game 3034950's lone square bore; up to 0.45-0.6 nats for a
-    #: lone square bore beside two tall and two short round ones, camera 0.6-0.8 m up). 9
-    #: steps (2.5 %) keep that within 0.06 nats at 0.6 m (0.17 at 0.45 m, where the range's
-    #: ends weigh); 21 steps are no better there (0.09 and 0.30) and cost twice as much
-    #: (the model's time grows with the steps). Session 35, helper-35d.
-    square_ratio_steps: int = 9
+    #: (or a lone round one) should say nothing of its height; with 5 steps (5 % apart,
+    #: against a ``size_noise`` of 1.5 %) whichever height lands nearer a grid point looks
+    #: likelier (helper-34h: -0.37 nats on game 3034950's lone square bore; up to 0.45-0.6
+    #: nats beside two tall and two short round bores, camera 0.6-0.8 m up). 9 steps (2.5 %)
+    #: keep that within 0.06 nats at 0.6 m (0.17 at 0.45 m, where the range's ends weigh; 21
+    #: steps 0.09 and 0.30, at twice the cost). Measured in session 35 (helper-35d) and left
+    #: at 5: 9 steps change no piece on the label's board of four fresh sets (60-90 degrees),
+    #: and on the finder's board of fresh1357+1358 mend 3 heights and break 6 (heights wrong
+    #: 166 -> 169, boards fully right 353 -> 353; docs/design.md).
+    square_ratio_steps: int = 5
 
     def __post_init__(self) -> None:
         if self.weight < 0 or self.size_noise <= 0 or self.pixel_m <= 0:
