@@ -77,6 +77,18 @@ class HoleSizeConfig:
     #: Cells whose P(hollow) and P(occupied) are at least this, seen at least ``min_visible``.
     min_hollow: float = 0.5
     min_visible: float = 0.6
+    #: Steps of the board model's square/round bore ratio grid over 0.80-1.0
+    #: (``BoardHeightConfig.square_ratio_steps``). The ratio is free, so a lone square bore
+    #: (or a lone round one) should say nothing of its height; with 5 steps (5 % apart,
+    #: against a ``size_noise`` of 1.5 %) whichever height lands nearer a grid point looks
+    #: likelier (helper-34h: -0.37 nats on game 3034950's lone square bore; up to 0.45-0.6
+    #: nats beside two tall and two short round bores, camera 0.6-0.8 m up). 9 steps (2.5 %)
+    #: keep that within 0.06 nats at 0.6 m (0.17 at 0.45 m, where the range's ends weigh; 21
+    #: steps 0.09 and 0.30, at twice the cost). Measured in session 35 (helper-35d) and left
+    #: at 5: 9 steps change no piece on the label's board of four fresh sets (60-90 degrees),
+    #: and on the finder's board of fresh1357+1358 mend 3 heights and break 6 (heights wrong
+    #: 166 -> 169, boards fully right 353 -> 353; docs/design.md).
+    square_ratio_steps: int = 5
 
     def __post_init__(self) -> None:
         if self.weight < 0 or self.size_noise <= 0 or self.pixel_m <= 0:
@@ -84,6 +96,9 @@ class HoleSizeConfig:
         lo, hi = self.radius_range_rings
         if not 0 < lo < hi:
             raise ValueError(f"radius_range_rings must be (low, high), got {(lo, hi)!r}")
+        if self.square_ratio_steps < 1:
+            raise ValueError(f"square_ratio_steps must be at least 1, got "
+                             f"{self.square_ratio_steps!r}")
 
 
 def _rectified(lab: NDArray[np.float32], view: BoardView, centre: FloatArray, half: float,
@@ -250,14 +265,26 @@ def hole_height_evidence(frame_bgr: NDArray[np.uint8], view: BoardView,
     if ok.sum() < 2:
         return out
     sel = [i for i, k in zip(idx, ok, strict=True) if k]
-    model = BoardHeightConfig(size_noise=config.size_noise, outlier_rate=config.outlier_rate,
-                              width_range=(0.40, 1.0))
-    ev = board_height_evidence(
-        sizes[ok] - math.log(NOMINAL_HOLE_FRACTION),
-        np.array([float(odds[i].get("shape") or 0.0) >= 0.5 for i in sel]),
+    out[sel] = hole_size_evidence(
+        sizes[ok], np.array([float(odds[i].get("shape") or 0.0) >= 0.5 for i in sel]),
         np.array([float(odds[i]["height"] or 0.5) for i in sel]),
-        np.ones(len(sel), bool),
         camera_height_m=float(centre[2]), ring_diameter_m=view.spec.cell_diameter_m,
-        config=model)
-    out[sel] = ev
+        config=config)
     return out
+
+
+def hole_size_evidence(log_sizes: FloatArray, is_square: NDArray[np.bool_], p_tall: FloatArray,
+                       *, camera_height_m: float, ring_diameter_m: float,
+                       config: HoleSizeConfig) -> FloatArray:
+    """(N,) log-likelihood ratio of tall against short for each measured bore
+    (``hole_log_sizes``, all finite): the board-height model of ``vision.learn.board_heights``
+    with the bores' noise, outliers and square/round ratio grid of ``config``, each other
+    bore weighted by ``p_tall``."""
+    model = BoardHeightConfig(size_noise=config.size_noise, outlier_rate=config.outlier_rate,
+                              width_range=(0.40, 1.0),
+                              square_ratio_steps=config.square_ratio_steps)
+    return board_height_evidence(
+        np.asarray(log_sizes, np.float64) - math.log(NOMINAL_HOLE_FRACTION),
+        np.asarray(is_square, bool), np.asarray(p_tall, np.float64),
+        np.ones(len(log_sizes), bool),
+        camera_height_m=camera_height_m, ring_diameter_m=ring_diameter_m, config=model)
