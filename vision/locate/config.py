@@ -320,18 +320,6 @@ class LocateConfig:
     #: the grids came closer (all cells within 5% 88.2 -> 89.8% of 2246 dev boards) but
     #: the p99 did not, and the readings at 25-40 degrees got worse.
     near_arc_low_views: bool = False
-    #: Low views with crowded boards (session 35, helper-35g, issue 4): from under about 32
-    #: degrees a piece standing on a cell hides the far side of its ring, and a tall one the
-    #: cells behind it, so the judge's ring evidence (outline support against the outlines
-    #: moved half a cell, mean over the 16 cells) counts a hidden far arc as missing. With
-    #: ``low_view_rejudge_deg`` above 0, when every search found nothing the search runs once
-    #: more with the judge reading only each ring's near arc (``fit.NearArcs``: the side
-    #: facing the camera's foot, which a piece on the cell neither hides nor imitates; the
-    #: control moved half a cell keeps the same points) for grids whose camera (default field
-    #: of view) looks down from under that elevation. Every board found before is found the
-    #: same; ``judge_near_arcs_below_deg`` is what that search sets (0: whole outlines).
-    low_view_rejudge_deg: float = 0.0
-    judge_near_arcs_below_deg: float = 0.0
     #: The final work-image grid fitted once more to the outlines of the cells judged
     #: empty only (``finder.occupied_cells``), from ``occupancy_refit_reaches`` (shares of
     #: the pitch), when at least ``occupancy_refit_min_empty`` cells are: a dark piece's

@@ -251,15 +251,7 @@ def _judge(gray_work: NDArray[np.float32], Hf: FloatArray, rf: float, edge: Edge
     if n_cand < config.min_candidates_on_grid:
         log.debug("rejected: %d ring candidates on the grid", n_cand)
         return None
-    arcs = None
-    if config.judge_near_arcs_below_deg > 0.0:
-        foot, elevation = _camera_foot(Hf, 1.0, None, size_wh, config)
-        if elevation < config.judge_near_arcs_below_deg:
-            # A low view: only each ring's near arc is evidence (``low_view_rejudge_deg``).
-            arcs = NearArcs(foot, config.near_arc_min_cos)
-            # The window's contrast with its surroundings on the same near arcs, in place.
-            _, inner, outer = best_window(gray_work, Hf, rf, edge, math.inf, arcs)
-    on_sup, off_sup = grid_contrast(gray_work, Hf, rf, edge, arcs=arcs)
+    on_sup, off_sup = grid_contrast(gray_work, Hf, rf, edge)
     # Enough cells must show most of their outline (texture spreads weak support evenly).
     seen = int((on_sup >= config.cell_seen_support).sum())
     if seen < config.min_cells_seen:
@@ -278,7 +270,7 @@ def _judge(gray_work: NDArray[np.float32], Hf: FloatArray, rf: float, edge: Edge
     # The rings' own evidence: not where the board's edge runs.
     to_board = np.asarray(np.linalg.inv(board_to_grid(lay.rotation_deg)), dtype=np.float64)
     clear = contrast_clear_of_outline(gray_work, Hf, rf, edge, to_board, lay.side / 2.0,
-                                      config.outline_clearance_pitch, arcs=arcs)
+                                      config.outline_clearance_pitch)
     contrast = min(contrast, clear)
     if contrast < config.min_ring_contrast:
         log.debug("rejected: ring contrast clear of the outline %.2f", clear)
@@ -360,13 +352,6 @@ def find_board(
         fitted = (*held[0][:3], replace(held[0][3], min_edge=edge.min_edge,
                                         line_halfwidth_px=edge.line_halfwidth_px), held[0][4])
         low_views = True
-    if fitted is None and config.low_view_rejudge_deg > 0.0:
-        # Last: the search again, low views judged on their rings' near arcs.
-        low = replace(config, judge_near_arcs_below_deg=config.low_view_rejudge_deg)
-        fitted, _, _ = _find_grid(frame, work, work_f, edge, scale, low)
-        if fitted is not None:
-            log.debug("low view judged on the near arcs (%.2f)", fitted[2])
-            low_views = True
     if fitted is None:
         return BoardNotFound(reason)
     H_work, radius, score, edge, lay = fitted

@@ -97,42 +97,29 @@ _HALF_CELL = np.array([[1.0, 0.0, 0.5], [0.0, 1.0, 0.5], [0.0, 0.0, 1.0]])
 
 
 def per_cell_support(gray_f: NDArray[np.float32], H: FloatArray, radius: float,
-                     config: EdgeConfig, tol_px: float = 1.5,
-                     arcs: NearArcs | None = None) -> FloatArray:
-    """(16,) share of each cell outline's points on aligned image edges (of its near arc
-    only with ``arcs``, the part a piece standing on the cell does not hide)."""
-    if arcs is None:
-        pts, rad = ring_model_points(radius, config.samples_per_ring, config.shape)
-        px = apply_h(H, pts)
-        nrm = image_normals(H, pts, rad, pts_px=px)
-        off, _ = edge_search(gray_f, px, nrm, tol_px, config)
-        return np.isfinite(off).reshape(len(GRID_NODES), -1).mean(axis=1)
-    pts, rad, cell = outline_samples(radius, config, GRID_NODES, arcs)
+                     config: EdgeConfig, tol_px: float = 1.5) -> FloatArray:
+    """(16,) share of each cell outline's points on aligned image edges."""
+    pts, rad = ring_model_points(radius, config.samples_per_ring, config.shape)
     px = apply_h(H, pts)
-    off, _ = edge_search(gray_f, px, image_normals(H, pts, rad, pts_px=px), tol_px, config)
-    n = np.bincount(cell, minlength=len(GRID_NODES))
-    hits = np.bincount(cell, weights=np.isfinite(off).astype(np.float64),
-                       minlength=len(GRID_NODES))
-    return np.asarray(hits / np.maximum(n, 1), dtype=np.float64)
+    nrm = image_normals(H, pts, rad, pts_px=px)
+    off, _ = edge_search(gray_f, px, nrm, tol_px, config)
+    return np.isfinite(off).reshape(len(GRID_NODES), -1).mean(axis=1)
 
 
 def grid_contrast(gray_f: NDArray[np.float32], H: FloatArray, radius: float,
-                  config: EdgeConfig, tol_px: float = 1.5,
-                  arcs: NearArcs | None = None) -> tuple[FloatArray, FloatArray]:
-    """Per-cell outline support of a grid and of the same outlines moved half a cell (near
-    arcs only with ``arcs``: the same points of each outline, moved).
+                  config: EdgeConfig, tol_px: float = 1.5) -> tuple[FloatArray, FloatArray]:
+    """Per-cell outline support of a grid and of the same outlines moved half a cell.
 
     On a board the first is high and the second low; on texture (wood grain, cloth, clutter)
     both are alike.
     """
-    return (per_cell_support(gray_f, H, radius, config, tol_px, arcs),
-            per_cell_support(gray_f, H @ _HALF_CELL, radius, config, tol_px, arcs))
+    return (per_cell_support(gray_f, H, radius, config, tol_px),
+            per_cell_support(gray_f, H @ _HALF_CELL, radius, config, tol_px))
 
 
 def contrast_clear_of_outline(gray_f: NDArray[np.float32], H: FloatArray, radius: float,
                               config: EdgeConfig, grid_to_board: FloatArray, half_side: float,
-                              clearance: float, tol_px: float = 1.5,
-                              arcs: NearArcs | None = None) -> float:
+                              clearance: float, tol_px: float = 1.5) -> float:
     """Ring support minus half-cell-shifted support, over outline points clear of the board's
     edge.
 
@@ -147,13 +134,8 @@ def contrast_clear_of_outline(gray_f: NDArray[np.float32], H: FloatArray, radius
         the board's square outline are left out: an edge there is the board's, and a grid
         whose outer rings lie along any rectangle's outline (a box, a phone) would
         otherwise draw its ring evidence from that outline.
-    arcs : NearArcs, optional
-        Only the near arcs of the outlines (and of the control moved half a cell).
     """
-    if arcs is None:
-        pts, rad = ring_model_points(radius, config.samples_per_ring, config.shape)
-    else:
-        pts, rad, _ = outline_samples(radius, config, GRID_NODES, arcs)
+    pts, rad = ring_model_points(radius, config.samples_per_ring, config.shape)
     shares = []
     for shift in (0.0, 0.5):
         p = pts + shift
@@ -270,8 +252,7 @@ def plausible_grid(H: FloatArray, size_wh: tuple[int, int], min_pitch_px: float,
 
 
 def best_window(gray_f: NDArray[np.float32], H: FloatArray, radius: float,
-                config: EdgeConfig, margin: float = 0.0,
-                arcs: NearArcs | None = None) -> tuple[tuple[int, int], float, float]:
+                config: EdgeConfig, margin: float = 0.0) -> tuple[tuple[int, int], float, float]:
     """Shift of the 4x4 window, within one ring, that holds the most ring support.
 
     A lattice found from a few rings can be placed one row or column off; rings just outside
@@ -282,19 +263,16 @@ def best_window(gray_f: NDArray[np.float32], H: FloatArray, radius: float,
     window: the big circle and the board's edge pass through the positions just outside.
 
     Returns the shift, the mean support of the 16 cells in the best window and of the 20
-    positions around it (high for a pattern that goes on: tiles, a chequered cloth). With
-    ``arcs``, the supports are of each outline's near arc only.
+    positions around it (high for a pattern that goes on: tiles, a chequered cloth).
     """
     ext_nodes = np.array([(m, n) for n in range(-1, 5) for m in range(-1, 5)], dtype=np.float64)
-    pts, rad, cell = outline_samples(radius, config, ext_nodes, arcs)
+    pts, rad = ring_model_points(radius, config.samples_per_ring, config.shape, ext_nodes)
     px = apply_h(H, pts)
     h, w = gray_f.shape
     inside = (px[:, 0] >= 0) & (px[:, 0] < w) & (px[:, 1] >= 0) & (px[:, 1] < h)
     nrm = image_normals(H, pts, rad, pts_px=px)
     off, _ = edge_search(gray_f, px, nrm, 1.5, config)
-    hits = (np.isfinite(off) & inside).astype(np.float64)
-    hit = (np.bincount(cell, weights=hits, minlength=36)
-           / np.maximum(np.bincount(cell, minlength=36), 1))
+    hit = (np.isfinite(off) & inside).reshape(36, -1).mean(axis=1)
     sup = hit.reshape(6, 6)  # [n + 1, m + 1]
     here = float(sup[1:5, 1:5].sum())
     best, best_off = here + margin, (0, 0)
