@@ -10,7 +10,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from vision.geometry.board_spec import LAYOUT_AXIS
-from vision.learn.onnx_graph import check_engine
 
 
 @dataclass(frozen=True)
@@ -519,6 +518,11 @@ class LocateConfig:
         return self.nominal_axis_pitch_m if layout == LAYOUT_AXIS else self.nominal_pitch_m
 
     def __post_init__(self) -> None:
+        # Imported here: ``vision.learn``'s package imports ``vision.locate.fit``, so a
+        # module-level import made ``import vision.locate`` (the benchmarks' first import)
+        # fail on the cycle.
+        from vision.learn.onnx_graph import check_engine
+
         check_engine(self.board_net_engine)
         if self.work_width_px < 160:
             raise ValueError(f"work_width_px must be >= 160, got {self.work_width_px}")
