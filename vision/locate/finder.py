@@ -355,15 +355,16 @@ def find_board(
     if fitted is None:
         return BoardNotFound(reason)
     H_work, radius, score, edge, lay = fitted
-    if config.line_marking_recheck and edge.mode == "edge":
-        H_work, radius, edge, lay = _line_marking_recheck(work_f, H_work, radius, edge, lay,
-                                                          peaks[0], config)
     placed = False
     if config.outline_grid:
         H_new, lay = _outline_grid(work_f, H_work, radius, edge, lay, scale, intrinsics, (w, h),
                                    config)
         placed = H_new is not H_work
         H_work = H_new
+    if config.line_marking_recheck and edge.mode == "edge" and not placed:
+        # (A grid the board's outline placed is not fitted again, as on the near arcs.)
+        H_work, radius, edge, lay = _line_marking_recheck(work_f, H_work, radius, edge, lay,
+                                                          peaks[0], config)
     if config.near_arc_refit and not placed:
         H_work, radius = _refit_near_arcs(work_f, H_work, radius, edge, scale, intrinsics,
                                           (w, h), config, low_views)
