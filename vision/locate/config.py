@@ -332,6 +332,19 @@ class LocateConfig:
     occupancy_refit_min_empty: int = 6
     occupancy_refit_reaches: tuple[float, ...] = (0.2, 0.12, 0.06, 0.03)
     occupancy_grey_share: float = 0.25
+    #: The judged grid, when its marking is an edge (a step, which a piece's silhouette or
+    #: foot makes too) and the board's outline did not place it, fitted again from it as a
+    #: thin line of either polarity (an engraved or printed ring, which no piece imitates),
+    #: from ``reach_schedule``; the refit judged with the network's peaks as the evidence
+    #: replaces the grid when it beats the grid's own judgement (the same evidence) by more
+    #: than ``line_marking_recheck_margin`` (``finder._line_marking_recheck``; session 35,
+    #: helper-35e). Off: on the 120 boards of fresh 1357000+/1358000+ with a cell past 5%
+    #: and 200 good ones, 16 boards closer and 7 farther (within 5% 200 -> 206 of 320); on
+    #: 100 new dev stills 5 closer, 3 farther, within 5% 84 -> 83, p99 unchanged; and
+    #: 25-30 ms CPU more per image (two fits and three judgements on every edge-marked
+    #: board, about half of them).
+    line_marking_recheck: bool = False
+    line_marking_recheck_margin: float = 0.0
     #: Seen from ``outline_grid_min_elevation_deg`` up (under the default field of view,
     #: which places views 5-10 degrees low), a Gigamic grid whose big circle (centred on the
     #: grid, its radius searched) is found on less than ``outline_grid_max_circle`` of its

@@ -361,6 +361,10 @@ def find_board(
                                    config)
         placed = H_new is not H_work
         H_work = H_new
+    if config.line_marking_recheck and edge.mode == "edge" and not placed:
+        # (A grid the board's outline placed is not fitted again, as on the near arcs.)
+        H_work, radius, edge, lay = _line_marking_recheck(work_f, H_work, radius, edge, lay,
+                                                          peaks[0], config)
     if config.near_arc_refit and not placed:
         H_work, radius = _refit_near_arcs(work_f, H_work, radius, edge, scale, intrinsics,
                                           (w, h), config, low_views)
@@ -697,6 +701,38 @@ def _radius_search(work_f: NDArray[np.float32], edge: EdgeConfig,
         return None
     log.debug("board found from a lattice sized again (score %.2f)", best[2])
     return best
+
+
+def _line_marking_recheck(
+    work_f: NDArray[np.float32], H_work: FloatArray, radius: float, edge: EdgeConfig,
+    lay: LayoutFit, peaks: FloatArray, config: LocateConfig,
+) -> tuple[FloatArray, float, EdgeConfig, LayoutFit]:
+    """The judged grid (work pixels) whose marking is an edge, fitted again from it as a
+    thin line of each polarity (``reach_schedule``), each judged with the network's
+    ``peaks`` as the evidence, as the grid itself is again: the best refit replaces the grid
+    when it is judged more than ``line_marking_recheck_margin`` higher
+    (``line_marking_recheck``); otherwise the grid, radius, marking and layout unchanged.
+
+    A step edge is what a piece's silhouette and foot make on the board, where the rings'
+    arcs are; an engraved or printed ring is a line, which no piece makes. The marking is
+    chosen by the matches' agreement on one grid (``fit._best_marking``), and a crowded
+    board's silhouettes agree well enough to pull the grid off."""
+    _, inner, outer = best_window(work_f, H_work, radius, edge, 1e9)
+    own = _judge(work_f, H_work, radius, edge, inner, outer, [], peaks, config)
+    bar = (own[0] if own is not None else -math.inf) + config.line_marking_recheck_margin
+    best: tuple[float, FloatArray, float, EdgeConfig, LayoutFit] | None = None
+    reaches = tuple(max(1.0, f * _pitch_px(H_work)) for f in config.reach_schedule)
+    for polarity in (1, -1):
+        Hf, rf, _, ef = fit_rings(work_f, H_work, radius, reaches,
+                                  replace(edge, mode="line", polarity=polarity), measure=False)
+        _, inner, outer = best_window(work_f, Hf, rf, ef, 1e9)
+        judged = _judge(work_f, Hf, rf, ef, inner, outer, [], peaks, config)
+        if judged is not None and judged[0] > bar and (best is None or judged[0] > best[0]):
+            best = (judged[0], Hf, rf, ef, judged[1])
+    if best is None:
+        return H_work, radius, edge, lay
+    log.debug("the grid refitted on a line marking (%.2f over %.2f)", best[0], bar)
+    return best[1], best[2], best[3], best[4]
 
 
 def _refit_near_arcs(
