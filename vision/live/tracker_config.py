@@ -514,6 +514,23 @@ class TrackerConfig:
     #: without this one, and 3028008's real line comes 1.9 s later (3028023's, in a full
     #: run, held).
     gate_guess_rival_on_guess: bool = False
+    #: A piece recorded as a guess on a cell near the camera's foot carries a line on its
+    #: height only if the readings that recorded it leaned to the value by
+    #: ``decision_margin`` (else the height counts as 0 in the line confidence, as
+    #: ``gate_guess_part_view`` counts a value never read clearly), however much of it was
+    #: in view and whatever the readings since say. Near the foot (the cell seen almost
+    #: straight down) a short and a tall top lie nearly on one spot in the image and only
+    #: the tops' sizes tell height (docs/design.md, "Height near top-down"): the readings
+    #: there measure next to nothing (the geometric reader's log-loss is worse than a
+    #: coin's under 0.1 pitch of separation) and more frames of the same view add nothing
+    #: but their own bias. The foot is where a point raised one pitch above the cell centre
+    #: moves under this many pitches in the image (the tangent of the ray's angle from
+    #: vertical, about; a set's tall and short tops then lie that times their height
+    #: difference apart, 0.26-1.1 pitches for the rendered sets); the recording's and the
+    #: present view's both count. 0 switches the rule off. Session 35 (helper-35a): steep
+    #: dev games 3034951 (b2, 0.08) and 3034969 (a1, 0.18; recorded short at 0.90 nats,
+    #: the readings since 1.8 nats more so, truly tall): false "all tall", "all short".
+    gate_guess_foot_tilt: float = 0.0
     #: A line cell whose shared value no reading showed (a piece taken unread from the
     #: image's change, ``change_arrival_weak``; a value never seen, ``gate_unseen_values``;
     #: a guess's value never read clearly, ``gate_guess_part_view``) counts, instead of 0,
