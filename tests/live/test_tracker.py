@@ -1784,12 +1784,14 @@ def test_a_guessed_part_view_with_its_colour_undecided_holds_a_colour_line(view,
                        "clearly" in e["message"] for e in events if e["type"] == "warning")
 
 
-@pytest.mark.parametrize("elevation, tilt, announced", [
-    (85.0, 0.0, True),  # the rule off: b3's guess is taken at its odds, seen whole
-    (85.0, 0.1, False),  # b3 at the camera's foot (a point a pitch up moves 0.04 pitch)
-    (35.0, 0.1, True),  # seen from the side (1.0 pitch): its height reading measures it
+@pytest.mark.parametrize("elevation, tilt, part_view, announced", [
+    (85.0, 0.0, 0.5, True),  # the rule off: b3's guess is taken at its odds, seen whole
+    (85.0, 0.1, 0.5, False),  # b3 at the camera's foot (a point a pitch up moves 0.04 pitch)
+    (85.0, 0.1, 0.0, False),  # whether or not part views are asked for clear values
+    (35.0, 0.1, 0.5, True),  # seen from the side (1.0 pitch): its height reading measures it
 ])
-def test_a_guess_at_the_cameras_foot_carries_no_line_on_its_height(elevation, tilt, announced):
+def test_a_guess_at_the_cameras_foot_carries_no_line_on_its_height(
+        elevation, tilt, part_view, announced):
     # Steep dev game 3034951 (84 degrees): b2, seen whole, read tall at 0.66 (its short
     # twin unplayed too) and recorded as a guess; "all tall" was shouted at 0.59, and b2
     # was short. Near the camera's foot a short and a tall top lie on one spot of the image
@@ -1802,7 +1804,8 @@ def test_a_guess_at_the_cameras_foot_carries_no_line_on_its_height(elevation, ti
     view = _view(elevation=elevation, azimuth=20.0)
     b3 = Cell.from_name("b3")
     assert (foot_tilt(view, b3) < 0.1) == (elevation > 80)
-    feed = Feed(StateTracker(config=TrackerConfig(gate_guess_foot_tilt=tilt)))
+    feed = Feed(StateTracker(config=TrackerConfig(gate_guess_foot_tilt=tilt,
+                                                  gate_guess_part_view=part_view)))
     feed.frames(1.0, board_view=view)
     for name, sym in [("b1", "DRTH"), ("b2", "LSTS"), ("b4", "DSTS")]:
         feed.place(name, sym, board_view=view)

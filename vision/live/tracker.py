@@ -466,15 +466,17 @@ class StateTracker:
         part never showed clearly (``gate_guess_part_view``): its shape, height or top, when
         the recording settle and the readings since, summed as the line confidence sums them
         (once, if they are one unchanged part view), lean to the value by less than
-        ``decision_margin``."""
+        ``decision_margin``; and, seen in part or whole, its height at the camera's foot
+        unless the recording settle read it (``gate_guess_foot_tilt``)."""
         cfg = self.config
         recording = self._recordings.get(cell)
-        if (cfg.gate_guess_part_view <= 0 or cell in self._by_hand or recording is None
+        if (cell in self._by_hand or recording is None
                 or not self._counts_as_guess(cell, recording)):
             return []
         seen = self._seen_now(cell)
         foot = self._guess_height_at_foot(cell, recording, shared)
-        if max(recording.seen, seen) >= cfg.gate_guess_part_view:
+        if (cfg.gate_guess_part_view <= 0
+                or max(recording.seen, seen) >= cfg.gate_guess_part_view):
             return ["height"] if foot else []  # seen well enough once: odds as they say
         views = [v for v in (recording.readings, recording.since) if v.frames]
         once = (recording.seen < cfg.min_visible_fraction and seen < cfg.min_visible_fraction
