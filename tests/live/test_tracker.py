@@ -1784,6 +1784,41 @@ def test_a_guessed_part_view_with_its_colour_undecided_holds_a_colour_line(view,
                        "clearly" in e["message"] for e in events if e["type"] == "warning")
 
 
+@pytest.mark.parametrize("elevation, tilt, part_view, announced", [
+    (85.0, 0.0, 0.5, True),  # the rule off: b3's guess is taken at its odds, seen whole
+    (85.0, 0.1, 0.5, False),  # b3 at the camera's foot (a point a pitch up moves 0.04 pitch)
+    (85.0, 0.1, 0.0, False),  # whether or not part views are asked for clear values
+    (35.0, 0.1, 0.5, True),  # seen from the side (1.0 pitch): its height reading measures it
+])
+def test_a_guess_at_the_cameras_foot_carries_no_line_on_its_height(
+        elevation, tilt, part_view, announced):
+    # Steep dev game 3034951 (84 degrees): b2, seen whole, read tall at 0.66 (its short
+    # twin unplayed too) and recorded as a guess; "all tall" was shouted at 0.59, and b2
+    # was short. Near the camera's foot a short and a tall top lie on one spot of the image
+    # and the readings measure next to nothing of height (3034969: a1 read short at 0.90
+    # nats, later 1.8 nats more so, truly tall). With ``gate_guess_foot_tilt`` the
+    # guess's height counts as unread there unless its recording readings leaned to it by
+    # ``decision_margin``: the line is named in a warning instead.
+    from vision.live.tracker import foot_tilt
+
+    view = _view(elevation=elevation, azimuth=20.0)
+    b3 = Cell.from_name("b3")
+    assert (foot_tilt(view, b3) < 0.1) == (elevation > 80)
+    feed = Feed(StateTracker(config=TrackerConfig(gate_guess_foot_tilt=tilt,
+                                                  gate_guess_part_view=part_view)))
+    feed.frames(1.0, board_view=view)
+    for name, sym in [("b1", "DRTH"), ("b2", "LSTS"), ("b4", "DSTS")]:
+        feed.place(name, sym, board_view=view)
+    weak = {b3: {"height": 0.65}}
+    _, events = feed.place("b3", "LRTH", settle_s=3.0, odds=weak, board_view=view)
+    assert any("b3 only partly read" in e.get("message", "") for e in events)
+    assert ("quarto" in types(events)) == announced
+    if not announced:
+        assert any("b1-b2-b3-b4" in e.get("message", "")
+                   and "the piece on b3 was recorded as a guess and its height never read "
+                       "clearly" in e["message"] for e in events if e["type"] == "warning")
+
+
 @pytest.mark.parametrize("rule, announced", [(False, True), (True, False)])
 def test_a_record_whose_margin_rests_on_a_guess_counts_as_a_guess(rule, announced):
     # c3's piece was never read (all of it hidden): recorded as the likeliest unplayed

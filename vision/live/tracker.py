@@ -66,6 +66,9 @@ class _Recording:
     before: CellEvidence | None = None
     #: how much of the piece was in view (visible fraction) when it was recorded
     seen: float = 1.0
+    #: how far a point one pitch above the cell moved in the image, in pitches, in the view
+    #: that recorded it (:func:`foot_tilt`; None: no view known)
+    tilt: float | None = None
 
 
 class StateTracker:
@@ -474,15 +477,18 @@ class StateTracker:
         part never showed clearly (``gate_guess_part_view``): its shape, height or top, when
         the recording settle and the readings since, summed as the line confidence sums them
         (once, if they are one unchanged part view), lean to the value by less than
-        ``decision_margin``."""
+        ``decision_margin``; and, seen in part or whole, its height at the camera's foot
+        unless the recording settle read it (``gate_guess_foot_tilt``)."""
         cfg = self.config
         recording = self._recordings.get(cell)
-        if (cfg.gate_guess_part_view <= 0 or cell in self._by_hand or recording is None
+        if (cell in self._by_hand or recording is None
                 or not self._counts_as_guess(cell, recording)):
             return []
         seen = self._seen_now(cell)
-        if max(recording.seen, seen) >= cfg.gate_guess_part_view:
-            return []  # seen well enough once: its readings are as good as their odds
+        foot = self._guess_height_at_foot(cell, recording, shared)
+        if (cfg.gate_guess_part_view <= 0
+                or max(recording.seen, seen) >= cfg.gate_guess_part_view):
+            return ["height"] if foot else []  # seen well enough once: odds as they say
         views = [v for v in (recording.readings, recording.since) if v.frames]
         once = (recording.seen < cfg.min_visible_fraction and seen < cfg.min_visible_fraction
                 and abs(seen - recording.seen) <= cfg.repair_view_drop)
@@ -499,9 +505,30 @@ class StateTracker:
                 needed = cfg.gate_guess_colour_lean
             else:
                 continue
-            if lean < needed:
+            if lean < needed or (a == "height" and foot):
                 unclear.append(a)
         return unclear
+
+    def _guess_height_at_foot(self, cell: Cell, recording: _Recording,
+                              shared: Mapping[str, str]) -> bool:
+        """Whether a line on the height of ``cell``'s guessed piece rests on readings near
+        the camera's foot that never measured it (``gate_guess_foot_tilt``): the cell is at
+        the foot in the view that recorded the piece and in the present one, and the
+        recording's readings leaned to the line's height by less than ``decision_margin``."""
+        limit = self.config.gate_guess_foot_tilt
+        if limit <= 0 or "height" not in shared:
+            return False
+        now = self._tilt_now(cell)
+        if recording.tilt is None or now is None or max(recording.tilt, now) >= limit:
+            return False
+        return _leans_to(recording.readings, "height", shared["height"]) < (
+            self.config.decision_margin)
+
+    def _tilt_now(self, cell: Cell) -> float | None:
+        """:func:`foot_tilt` of ``cell`` in the latest reading's view (None: no view)."""
+        observation = self._last_observation
+        view = None if observation is None else observation.board_view
+        return None if view is None else foot_tilt(view, cell)
 
     def _counts_as_guess(self, cell: Cell, recording: _Recording) -> bool:
         """Whether ``cell``'s piece counts as a guess for ``gate_guess_part_view``: it was
@@ -1327,7 +1354,7 @@ class StateTracker:
             self._recordings[cell] = _Recording(
                 evidence.copy(), now, CellEvidence(self.config.history_frames), best,
                 before=self._views_before(cell, evidence),
-                seen=self._seen_now(cell))
+                seen=self._seen_now(cell), tilt=self._tilt_now(cell))
             events += game.place(cell, best, now)
             unplayed.remove(best)
         return events
@@ -1550,6 +1577,20 @@ def _shows_another(before: CellEvidence, means: Mapping[str, float]) -> bool:
 #: The attributes shown by particular parts of a piece (outline, top edge, top face), which a
 #: piece mostly hidden may not show; its colour shows on any part (``gate_guess_part_view``).
 _PART_ATTRIBUTES = ("shape", "height", "top")
+
+
+def foot_tilt(view: BoardView, cell: Cell) -> float:
+    """How far a point one pitch above ``cell``'s centre lies from the centre in the image,
+    in pitches (the mean image distance from the cell's centre to its neighbours'): about
+    the tangent of the viewing ray's angle from vertical there, 0 at the camera's foot. A
+    set's tall and short tops lie this times their height difference (in pitches) apart."""
+    pitch_m = view.spec.cell_pitch_m
+    here = view.cell_center_px(cell)
+    up = view.cell_center_px(cell, pitch_m)
+    near = [Cell(cell.row + dr, cell.col + dc) for dr, dc in ((-1, 0), (1, 0), (0, -1), (0, 1))
+            if 0 <= cell.row + dr < 4 and 0 <= cell.col + dc < 4]
+    pitch_px = sum(math.dist(here, view.cell_center_px(c)) for c in near) / len(near)
+    return math.dist(here, up) / pitch_px if pitch_px > 0 else math.inf
 
 
 def _leans_to(view: CellEvidence, attribute: str, value: str) -> float:

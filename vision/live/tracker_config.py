@@ -549,6 +549,29 @@ class TrackerConfig:
     #: without this one, and 3028008's real line comes 1.9 s later (3028023's, in a full
     #: run, held).
     gate_guess_rival_on_guess: bool = False
+    #: A piece recorded as a guess on a cell near the camera's foot carries a line on its
+    #: height only if the readings that recorded it leaned to the value by
+    #: ``decision_margin`` (else the height counts as 0 in the line confidence, as
+    #: ``gate_guess_part_view`` counts a value never read clearly), however much of it was
+    #: in view and whatever the readings since say. Near the foot (the cell seen almost
+    #: straight down) a short and a tall top lie nearly on one spot in the image and only
+    #: the tops' sizes tell height (docs/design.md, "Height near top-down"); more frames of
+    #: the same view add nothing but their bias. The foot is where a point raised one pitch
+    #: above the cell centre moves under this many pitches in the image (:func:`foot_tilt`,
+    #: about the tangent of the ray's angle from vertical; a set's tall and short tops lie
+    #: that times their height difference apart: under 0.06 pitch for a typical rendered
+    #: set, 0.6 pitch, under 0.11 for the tallest); the recording's view and the present
+    #: one must both be there. 0 switches the rule off. Session 35 (helper-35a), from 1043
+    #: pieces seen whole on 120 still boards at 75-90 degrees (fresh1356/1357): under 0.1
+    #: the decoded height is wrong one time in five (33 of 169; 0.1-0.2: 42 of 391; above:
+    #: 18 of 483) and the geometric reader's log-loss is 0.96 nats (a coin's 0.69).
+    #: Holds steep dev game 3034951's false "all tall" (b2 at 0.083, read tall 0.66); on
+    #: the recordings of every cached game seen from 60 degrees up nothing else changes.
+    #: At 0.2 it would also hold 3034969's false "all short" (a1 at 0.161, a small set:
+    #: its tops 0.068 pitch apart) but lose fresh 1026011's and 1031013's real height lines
+    #: (a3 at 0.165, a1 at 0.183, read rightly 1.87 and 1.31 nats): docs/design.md, Live,
+    #: "Session 35, heights at the camera's foot".
+    gate_guess_foot_tilt: float = 0.1
     #: A line cell whose shared value no reading showed (a piece taken unread from the
     #: image's change, ``change_arrival_weak``; a value never seen, ``gate_unseen_values``;
     #: a guess's value never read clearly, ``gate_guess_part_view``) counts, instead of 0,
