@@ -242,7 +242,7 @@ def top_features(
                        np.maximum(square, disc).astype(np.float64))
 
 
-def wall_spread(lightness: FloatArray, *, middle: bool = False) -> FloatArray:
+def wall_spread(lightness: NDArray[np.floating], *, middle: bool = False) -> FloatArray:
     """The spread of the lightness around each ring of inner-wall samples (last axis): the
     standard deviation, or (``middle``) the interquartile range as one (/ 1.349). A pit's
     wall is lit along about half its ring and shadowed along the rest, which both count; a
