@@ -285,6 +285,25 @@ class LearnedReaderConfig:
     #: 113 pieces wrong (boards fully right 383 -> 383), the finder's board 159 -> 151 (374
     #: -> 373). Pieces wrong fall on six of seven render sets.
     decode_by_occupancy: bool = True
+    #: In the fused reading, the hand-crafted reader's log-odds of the top-face attributes
+    #: (top and shape: its hole and outline cues) are kept within this many nats before they
+    #: are weighted (``HAND_LEARNED_WEIGHTS``); 0 (the default) leaves them unbounded. Its
+    #: logistic's width was set near the threshold, and past a few nats a stronger cue is no
+    #: surer: on the 220 low views dev50_low (1859 pieces) its top read at 3-6, 6-9 and over
+    #: 9 nats was right 92, 94 and 93% of the time on dark pieces, its shape past 3 nats 73%.
+    #: Unbounded, its floor (1e-4: 9.2 nats) times 0.2 outweighs a network top read at 0.95
+    #: nats the other way. Session 35 (helper-35h), low-angle fresh game 1035203: a glint on
+    #: a3's dark solid top gave the hole cue 9.4 (the network: solid, 0.97 nats), a3 was
+    #: recorded hollow at 1.9 nats and a false "all hollow" shouted at 0.83; at 3 nats
+    #: (where the accuracy stops rising, chosen before the runs) it is recorded solid and
+    #: nothing is shouted. Off: on the fresh low games it also undoes 1035208's a2 (dark
+    #: square tall HOLLOW, hole cue 3.4 = 5.7 nats from a real pit, the network 1.5 nats
+    #: solid): corrected to solid, two false alarms (12 games: false alarms 1 -> 2, exact 6
+    #: -> 6). No bound separates the two (a2's 5.7 nats is in the 92% band), so the fix is a
+    #: better cue, not a bound. Label's board, pieces wrong off -> 3: dev50_low 45 -> 45
+    #: (boards fully right 129 -> 130), the 25-40 degree views of fresh 1357000+ 23 -> 18,
+    #: of 1358000+ 24 -> 24 (docs/design.md, Live, "Session 35, a false alarm at a low angle").
+    fused_hand_top_max_nats: float = 0.0
     #: Odds are kept inside [p_floor, 1 - p_floor] before joint decoding: a model is never
     #: surer than its validation error rate allows.
     p_floor: float = 0.005
@@ -330,9 +349,12 @@ class LearnedReaderConfig:
         if not 0.0 <= self.plane_search_max_elevation_deg <= 90.0:
             raise ValueError(f"plane_search_max_elevation_deg must be within [0, 90], got "
                              f"{self.plane_search_max_elevation_deg!r}")
+        if self.fused_hand_top_max_nats < 0.0:
+            raise ValueError(f"fused_hand_top_max_nats must be >= 0, got "
+                             f"{self.fused_hand_top_max_nats!r}")
         for f in fields(self):
             if f.name in ("board_heights", "plane_scales", "plane_search_max_elevation_deg",
-                          "cnn_engine", "far_side"):
+                          "cnn_engine", "far_side", "fused_hand_top_max_nats"):
                 continue
             value = getattr(self, f.name)
             if not 0.0 <= value <= 1.0:

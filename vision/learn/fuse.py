@@ -47,6 +47,8 @@ if TYPE_CHECKING:
 
 #: Probabilities are kept this far from 0 and 1 before taking log-odds.
 _EPS = 1e-4
+#: The attributes read on the top face (``LearnedReaderConfig.fused_hand_top_max_nats``).
+_TOP_FACE = ("top", "shape")
 
 #: Log-odds weights (hand-crafted reader, learned reader) of :func:`read_cells_fused`, chosen
 #: on held-out validation renders (seeds 102250-102499, never trained on; not on photoreal_dev
@@ -111,9 +113,12 @@ def _check_weights(weights: tuple[float, float]) -> None:
 
 
 def _fused_odds(
-    first: Observation, second: Observation, weights: tuple[float, float]
+    first: Observation, second: Observation, weights: tuple[float, float],
+    first_top_max_nats: float = 0.0,
 ) -> tuple[list[float], list[dict[str, float | None]]]:
-    """Per cell: fused P(occupied) and fused P(second value) of every attribute."""
+    """Per cell: fused P(occupied) and fused P(second value) of every attribute
+    (``first_top_max_nats``: bound on the first reader's top and shape log-odds, 0 none;
+    ``LearnedReaderConfig.fused_hand_top_max_nats``)."""
     w1, w2 = weights
     occ = []
     odds: list[dict[str, float | None]] = []
@@ -129,7 +134,10 @@ def _fused_odds(
             elif pa is None or pb is None:
                 cell[attr] = pb if pa is None else pa
             else:
-                cell[attr] = _sigmoid(w1 * _logit(pa) + w2 * _logit(pb))
+                la = _logit(pa)
+                if first_top_max_nats > 0 and attr in _TOP_FACE:
+                    la = min(max(la, -first_top_max_nats), first_top_max_nats)
+                cell[attr] = _sigmoid(w1 * la + w2 * _logit(pb))
         odds.append(cell)
     return occ, odds
 
@@ -269,8 +277,8 @@ def read_cells_fused(
     hand = observe_cells(feats, view, decode=False)
     learned = read_cells_learned(frame_bgr, view, model=model, config=config, planes=planes,
                                  decode=False)
-    occ, odds = _fused_odds(hand, learned, weights)
     reader = config or LearnedReaderConfig()
+    occ, odds = _fused_odds(hand, learned, weights, reader.fused_hand_top_max_nats)
     if reader.far_side.enabled:
         occ = _far_side_checked(occ, odds, feats, frame_bgr, view, reader.far_side)
     unseen = _unseen_tops(learned, reader)

@@ -94,6 +94,18 @@ class ReaderConfig:
     #: that marks a hollow piece: a solid top scores about 0, a hollow one 1.5 to 4.
     hole_darkening: float = 1.5
     hole_darkening_width: float = 0.4
+    #: The hole cue's inner-wall spread is taken from the middle half of the ring's samples
+    #: (interquartile range, as a standard deviation) instead of all of them: a pit's wall is
+    #: lit along about half its ring and shadowed along the rest, while a glint on a glossy
+    #: rim lights two or three samples of sixteen, and on a dark top (the spread is divided by
+    #: the top's own lightness + 10) one glint scored a solid piece 9.4, far past the hollow
+    #: range (session 35, low-angle fresh game 1035203, a3: a false "all hollow"). Off:
+    #: measured (helper-35h) on stills, label's board, pieces wrong dev50_low 45 -> 45, fresh
+    #: 1357000+ at 25-40 degrees 23 -> 21, all of 1358000+ 107 -> 107; on the 12 fresh
+    #: low games false alarms 1 -> 0 (1035203) but 1035208 ends one dark top wrong (exact
+    #: 6 -> 6), session 34's 12 low games unchanged: not yet run on the mixed-angle games
+    #: (docs/design.md, Live, session 35).
+    hole_wall_middle_spread: bool = False
     #: Outline: how much better (in top-likeness, 0..1) the best square template must fit than
     #: the disc for "square" (square pieces score about 0.1, round ones about 0).
     square_margin: float = 0.055

@@ -157,7 +157,8 @@ def measure_cells(
         view, frames, colours, outline_nominal, top_centres, height, config)
     top_visible = _top_visibility(view, frames, occupied_p >= config.occupied_probability,
                                   height)
-    top = top_features(view, frames, patch, height)
+    top = top_features(view, frames, patch, height,
+                       middle_wall_spread=config.hole_wall_middle_spread)
     side = body_colour(view, frames, patch, height)
     return CellFeatures(frames, profiles, colours, height, occupied_p, visible, top_visible, top,
                         patch, fit, colour_d, outline_max, side)

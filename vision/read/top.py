@@ -197,9 +197,12 @@ def top_colour_points(view: BoardView, frames: CellFrames, heights_m: FloatArray
 
 
 def top_features(
-    view: BoardView, frames: CellFrames, patch: LabPatch, heights_m: FloatArray
+    view: BoardView, frames: CellFrames, patch: LabPatch, heights_m: FloatArray, *,
+    middle_wall_spread: bool = False,
 ) -> TopFeatures:
-    """Measure the top face of a piece of height ``heights_m[i]`` on every cell."""
+    """Measure the top face of a piece of height ``heights_m[i]`` on every cell
+    (``middle_wall_spread``: the wall's spread from the middle half of its samples,
+    ``ReaderConfig.hole_wall_middle_spread``)."""
     f = frames.footprint_m
     grid, r = _top_grid(frames, heights_m)
     n_big = r.shape[0]
@@ -233,7 +236,20 @@ def top_features(
     ring_a = np.linspace(0.0, 2.0 * np.pi, 16, endpoint=False)
     ring = circle_points(frames, _WALL_R * f, heights_m[:, None], ring_a)[:, 0] + off[:, None, :]
     wall, _ = patch.sample(project_grid(view, ring))
-    spread = 50.0 * np.std(wall[..., 0], axis=1) / (top[:, 0] + 10.0)
+    spread = 50.0 * wall_spread(wall[..., 0], middle=middle_wall_spread) / (top[:, 0] + 10.0)
     hole = _W_DARK * dark + spread / _SPREAD_UNIT
     return TopFeatures(hole, (square - disc).astype(np.float64), top.astype(np.float32),
                        np.maximum(square, disc).astype(np.float64))
+
+
+def wall_spread(lightness: NDArray[np.floating], *, middle: bool = False) -> FloatArray:
+    """The spread of the lightness around each ring of inner-wall samples (last axis): the
+    standard deviation, or (``middle``) the interquartile range as one (/ 1.349). A pit's
+    wall is lit along about half its ring and shadowed along the rest, which both count; a
+    glint on a glossy rim lights two or three samples of sixteen, which only the first
+    counts (``ReaderConfig.hole_wall_middle_spread``)."""
+    values = np.asarray(lightness, np.float64)
+    if not middle:
+        return np.asarray(np.std(values, axis=-1), np.float64)
+    q1, q3 = np.percentile(values, [25.0, 75.0], axis=-1)
+    return np.asarray((q3 - q1) / 1.349, np.float64)
