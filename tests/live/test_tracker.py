@@ -1914,6 +1914,21 @@ def test_a_hidden_cell_whose_rise_alone_stands_out_is_the_move(
         assert feed.tracker._hidden_guess[c1] is True  # never read: no line rests on it
 
 
+def _b2_and_behind(elevation_deg: float, other_name: str, config: TrackerConfig):
+    """A board seen from ``elevation_deg`` straight along the columns, with d1 placed: b2
+    and ``other_name`` (which can see a piece on b2 exactly when it is c2, behind it)."""
+    from tests.read.synth import make_view
+    from vision.live.arrivals import can_echo
+
+    board = make_view(elevation_deg=elevation_deg, azimuth_deg=0.0, distance_m=0.45)
+    b2, other = Cell.from_name("b2"), Cell.from_name(other_name)
+    assert can_echo(board, other, b2, config) == (other_name == "c2")
+    feed = Feed(StateTracker(config=config))
+    feed.frames(1.0, board_view=board)
+    feed.place("d1", "LRSS", board_view=board)
+    return board, b2, other, feed
+
+
 @pytest.mark.parametrize("knob, rival, rival_seen, rival_after, score, moved", [
     (True, "c2", 0.75, 0.012, 0.44, True),  # c2 sees b2's piece, reads its floor bare: b2
     (False, "c2", 0.75, 0.012, 0.44, False),  # knob off: c2's share of the change vetoes b2
@@ -1930,16 +1945,8 @@ def test_an_empty_cell_in_view_is_no_rival_for_the_change_of_a_hidden_one(
     # 0.44; c2 behind it, empty and 0.75 in view, read 0.012 (0.008 before, up 0.42 nats)
     # with a change of 0.47 (the new piece seen above its footprint). No cell explained
     # the change alone, and the move was lost.
-    from tests.read.synth import make_view
-    from vision.live.arrivals import can_echo
-
-    board = make_view(elevation_deg=38.0, azimuth_deg=0.0, distance_m=0.45)
-    b2, other = Cell.from_name("b2"), Cell.from_name(rival)
-    config = TrackerConfig(change_arrival_skip_seen_empty=knob)
-    assert can_echo(board, other, b2, config) == (rival == "c2")
-    feed = Feed(StateTracker(config=config))
-    feed.frames(1.0, board_view=board)
-    feed.place("d1", "LRSS", board_view=board)
+    board, b2, other, feed = _b2_and_behind(38.0, rival,
+                                            TrackerConfig(change_arrival_skip_seen_empty=knob))
 
     def seen(p_back, p_rival):
         obs = readings_from_pieces(feed.pieces, visible={b2: 0.3, other: rival_seen},
@@ -2033,16 +2040,8 @@ def test_a_hidden_arrivals_rise_behind_the_cell_the_image_changed_on_is_its_echo
     # 0.50 (0.96 nats up) with the image's change 0.32; its top, above the front piece,
     # fell over c1 behind it in the image, which read 0.05 -> 0.38 (2.38 nats, 0.43 in view,
     # change 0.18). The plain hidden arrival took c1.
-    from tests.read.synth import make_view
-    from vision.live.arrivals import can_echo
-
-    board = make_view(elevation_deg=34.0, azimuth_deg=0.0, distance_m=0.45)
-    b2, other = Cell.from_name("b2"), Cell.from_name(risen)
-    config = TrackerConfig(hidden_arrival_echo_to_change=knob)
-    assert can_echo(board, other, b2, config) == (risen == "c2")
-    feed = Feed(StateTracker(config=config))
-    feed.frames(1.0, board_view=board)
-    feed.place("d1", "LRSS", board_view=board)
+    board, b2, other, feed = _b2_and_behind(34.0, risen,
+                                            TrackerConfig(hidden_arrival_echo_to_change=knob))
     feed.place("a2", "DRTH", board_view=board)
 
     def seen(p_back, p_other):
