@@ -1629,6 +1629,19 @@ def test_a_piece_guessed_where_nothing_was_read_gives_way_to_a_clear_reading(kno
         assert placed["piece"] != move["piece"] and not fixes
 
 
+def _assert_guess_gate(events: list[dict], cell: str, line: str, attribute: str,
+                       announced: bool) -> None:
+    """``cell`` was recorded as a guess; ``line`` through it was announced, or else held
+    with the warning naming the guess's unread ``attribute``."""
+    assert any(f"{cell} only partly read" in e.get("message", "") for e in events)
+    assert ("quarto" in types(events)) == announced
+    if not announced:
+        assert any(line in e.get("message", "")
+                   and f"the piece on {cell} was recorded as a guess and its {attribute} "
+                       "never read clearly" in e["message"]
+                   for e in events if e["type"] == "warning")
+
+
 @pytest.mark.parametrize("top, visible, rule, announced", [
     (0.6, 0.4, 0.0, True), (0.6, 0.4, 0.5, False),  # the top read unsurely from 40% of it
     (0.95, 0.4, 0.5, True),  # read clearly (2.9 nats): the guess is on the shape only
@@ -1650,12 +1663,7 @@ def test_a_line_through_a_guessed_part_view_needs_its_value_read_clearly(
     d1 = Cell.from_name("d1")
     weak = {d1: {"shape": 0.5, "top": top}}
     _, events = feed.place("d1", "LRTH", settle_s=3.0, odds=weak, visible={d1: visible})
-    assert any("d1 only partly read" in e.get("message", "") for e in events)
-    assert ("quarto" in types(events)) == announced
-    if not announced:
-        assert any("a1-b1-c1-d1" in e.get("message", "")
-                   and "the piece on d1 was recorded as a guess and its top never read "
-                       "clearly" in e["message"] for e in events if e["type"] == "warning")
+    _assert_guess_gate(events, "d1", "a1-b1-c1-d1", "top", announced)
 
 
 @pytest.mark.parametrize("clear_after_next_move", [False, True])
@@ -1811,12 +1819,7 @@ def test_a_guess_at_the_cameras_foot_carries_no_line_on_its_height(
         feed.place(name, sym, board_view=view)
     weak = {b3: {"height": 0.65}}
     _, events = feed.place("b3", "LRTH", settle_s=3.0, odds=weak, board_view=view)
-    assert any("b3 only partly read" in e.get("message", "") for e in events)
-    assert ("quarto" in types(events)) == announced
-    if not announced:
-        assert any("b1-b2-b3-b4" in e.get("message", "")
-                   and "the piece on b3 was recorded as a guess and its height never read "
-                       "clearly" in e["message"] for e in events if e["type"] == "warning")
+    _assert_guess_gate(events, "b3", "b1-b2-b3-b4", "height", announced)
 
 
 @pytest.mark.parametrize("rule, announced", [(False, True), (True, False)])
