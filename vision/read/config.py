@@ -103,8 +103,12 @@ class ReaderConfig:
     #: measured (helper-35h) on stills, label's board, pieces wrong dev50_low 45 -> 45, fresh
     #: 1357000+ at 25-40 degrees 23 -> 21, all of 1358000+ 107 -> 107; on the 12 fresh
     #: low games false alarms 1 -> 0 (1035203) but 1035208 ends one dark top wrong (exact
-    #: 6 -> 6), session 34's 12 low games unchanged: not yet run on the mixed-angle games
-    #: (docs/design.md, Live, session 35).
+    #: 6 -> 6), session 34's 12 low games unchanged. The lead, on: fresh mixed and steep
+    #: games' events identical; fresh 1359000+ label's board 120 -> 119 pieces wrong, the
+    #: finder's 184 -> 182; but photoreal_dev (label's board) 22 -> 24 (tops 5 -> 8) and the
+    #: accuracy ratchet's hand-crafted reader on sample_images tops 12 -> 14, shapes 16 ->
+    #: 18. Left off: the tops it is meant to mend got worse on the glossier renders
+    #: (docs/design.md, Live, "Fresh figures, session 35").
     hole_wall_middle_spread: bool = False
     #: Outline: how much better (in top-likeness, 0..1) the best square template must fit than
     #: the disc for "square" (square pieces score about 0.1, round ones about 0).
