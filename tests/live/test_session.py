@@ -408,8 +408,9 @@ def test_default_session_reads_without_bore_sizes_unless_told(monkeypatch):
 @pytest.mark.parametrize("knob", [False, True])
 def test_the_session_measures_the_change_under_front_pieces_only_when_asked(tmp_path, knob):
     # ``TrackerConfig.hidden_arrival_covered_change`` needs the change under the recorded
-    # pieces in front of each free cell (``vision.live.change.covered_change``); the session
-    # measures it on the frames that may settle a turn, and only when the tracker asks.
+    # pieces in front of each free cell (``vision.live.change.covered_change``, measured
+    # with the change scores by ``measure_change``); the session measures it on the frames
+    # that may settle a turn, and only when the tracker asks.
     from vision.live.session import SessionConfig
     from vision.live.tracker import TrackerConfig
 

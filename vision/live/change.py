@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import cv2
 import numpy as np
@@ -116,26 +117,7 @@ def change_scores(changed: NDArray[np.bool_], scale: float, view: BoardView,
     standing : the cells that hold a piece, and whether it is tall; they hide what stands
         behind them and get no score.
     """
-    cfg = config or ChangeConfig()
-    n_changed = int(np.count_nonzero(changed))
-    if n_changed == 0:
-        return {c: 0.0 for c in ALL_CELLS if c not in standing}
-    pieces = _Silhouettes(view, changed.shape, scale, standing, cfg)
-    scores: dict[Cell, float] = {}
-    for cell in ALL_CELLS:
-        if cell in standing:
-            continue
-        hidden = pieces.hidden(cell)
-        best = 0.0
-        for h in pieces.heights:
-            visible = pieces.fill(cell, h) & ~hidden
-            n_visible = int(np.count_nonzero(visible))
-            if n_visible:
-                both = int(np.count_nonzero(visible & changed))
-                best = max(best, 2.0 * both / (n_visible + n_changed))
-        scores[cell] = best
-    return scores
-
+    return measure_change(changed, scale, view, standing, config).scores
 
 
 @dataclass(frozen=True)
@@ -166,25 +148,61 @@ def covered_change(changed: NDArray[np.bool_], scale: float, view: BoardView,
     pixels, 0 in the visible part). A nudge of the front piece changes along the front
     piece's whole outline, as much outside the cell's silhouette as inside it.
     """
+    return measure_change(changed, scale, view, standing, config, covered=True).covered or {}
+
+
+class ChangeMeasures(NamedTuple):
+    """:func:`change_scores` and (when asked) :func:`covered_change` of one changed mask."""
+
+    scores: dict[Cell, float]
+    covered: dict[Cell, CoveredChange] | None
+
+
+def measure_change(changed: NDArray[np.bool_], scale: float, view: BoardView,
+                   standing: Mapping[Cell, bool], config: ChangeConfig | None = None, *,
+                   covered: bool = False) -> ChangeMeasures:
+    """:func:`change_scores` and, with ``covered``, :func:`covered_change` in one pass over
+    the free cells, on one set of silhouettes (the live loop wants both on the same frames)."""
     cfg = config or ChangeConfig()
-    out: dict[Cell, CoveredChange] = {}
-    if not np.any(changed):
-        return out
+    n_changed = int(np.count_nonzero(changed))
+    under: dict[Cell, CoveredChange] | None = {} if covered else None
+    if n_changed == 0:
+        return ChangeMeasures({c: 0.0 for c in ALL_CELLS if c not in standing}, under)
     pieces = _Silhouettes(view, changed.shape, scale, standing, cfg)
+    scores: dict[Cell, float] = {}
     for cell in ALL_CELLS:
         if cell in standing:
             continue
         hidden = pieces.hidden(cell)
-        own = pieces.fill(cell, cfg.short_height_m)
-        area = int(np.count_nonzero(own))
-        covered = own & hidden
-        if area == 0 or not np.any(covered):
-            continue
-        inside = int(np.count_nonzero(changed & covered))
-        outside = int(np.count_nonzero(changed & hidden & ~own))
-        visible = 1.0 - int(np.count_nonzero(covered)) / area
-        out[cell] = CoveredChange(inside / area, outside / area, visible)
-    return out
+        fills = [pieces.fill(cell, h) for h in pieces.heights]  # short, tall
+        best = 0.0
+        for fill in fills:
+            visible = fill & ~hidden
+            n_visible = int(np.count_nonzero(visible))
+            if n_visible:
+                both = int(np.count_nonzero(visible & changed))
+                best = max(best, 2.0 * both / (n_visible + n_changed))
+        scores[cell] = best
+        if under is not None:
+            found = _covered(changed, hidden, fills[0])
+            if found is not None:
+                under[cell] = found
+    return ChangeMeasures(scores, under)
+
+
+def _covered(changed: NDArray[np.bool_], hidden: NDArray[np.bool_],
+             own: NDArray[np.bool_]) -> CoveredChange | None:
+    """:class:`CoveredChange` of a free cell whose full short silhouette is ``own`` and
+    which the front pieces cover where ``hidden`` (None: nothing of it covered)."""
+    area = int(np.count_nonzero(own))
+    cover = own & hidden
+    if area == 0 or not np.any(cover):
+        return None
+    inside = int(np.count_nonzero(changed & cover))
+    outside = int(np.count_nonzero(changed & hidden & ~own))
+    return CoveredChange(inside / area, outside / area,
+                         1.0 - int(np.count_nonzero(cover)) / area)
+
 
 #: Shares in view are measured at this fraction of the frame's pixels (enough for shares).
 _SHARE_SCALE = 0.25

@@ -24,7 +24,7 @@ from vision.game.record import GameRecorder, find_unfinished, read_record
 from vision.geometry.board_view import BoardView
 from vision.geometry.camera import Camera, Intrinsics, Pose
 from vision.live.alerts import AlertPolicy, EventScheduler
-from vision.live.change import CoveredChange, change_scores, covered_change
+from vision.live.change import ChangeMeasures, measure_change
 from vision.live.motion import GateResult, MotionConfig, MotionGate
 from vision.live.sources import Frame
 from vision.live.tracker import StateTracker, TrackerConfig
@@ -215,35 +215,27 @@ class WatchSession:
                 self.observation = self.reader(image, self.view, self.tracker.settled_pieces)
                 self._last_read = t
                 read = True
-            events = self.tracker.update(self.observation, t, change=self._change_scores(),
-                                         covered=self._covered_change())
+            measured = self._change()
+            events = self.tracker.update(
+                self.observation, t, change=None if measured is None else measured.scores,
+                covered=None if measured is None else measured.covered)
             if self.tracker.settled:
                 self.gate.rebase()
         return FrameResult(self._output(events, t, image), self.view, self.observation, gate, read)
 
-    def _change_scores(self) -> dict[Cell, float] | None:
+    def _change(self) -> ChangeMeasures | None:
         """How well a piece on each free cell explains what changed since the settled scene,
-        measured only on the frames that may settle a turn (where its move is decided)."""
+        and (when the tracker asks, ``TrackerConfig.hidden_arrival_covered_change``) the
+        change under the pieces in front of each free cell, in one pass: measured only on
+        the frames that may settle a turn (where its move is decided)."""
         game = self.tracker.game
         changed = self.gate.changed
         if (game is None or not self.tracker.awaiting_move or self.tracker.settled
                 or changed is None or self.view is None):
             return None
         standing = {cell: piece.value("height") == "tall" for cell, piece in game.board.items()}
-        return change_scores(changed[0], changed[1], self.view, standing)
-
-    def _covered_change(self) -> dict[Cell, CoveredChange] | None:
-        """The change under the pieces in front of each free cell (``covered_change``), on
-        the same frames as :meth:`_change_scores`, when the tracker asks for it
-        (``TrackerConfig.hidden_arrival_covered_change``)."""
-        game = self.tracker.game
-        changed = self.gate.changed
-        if (not self.tracker.config.hidden_arrival_covered_change or game is None
-                or not self.tracker.awaiting_move or self.tracker.settled
-                or changed is None or self.view is None):
-            return None
-        standing = {cell: piece.value("height") == "tall" for cell, piece in game.board.items()}
-        return covered_change(changed[0], changed[1], self.view, standing)
+        return measure_change(changed[0], changed[1], self.view, standing,
+                              covered=self.tracker.config.hidden_arrival_covered_change)
 
     def undo_last(self, t: float) -> list[Event]:
         """A by-hand correction from the live window: take back the last move (it stays
