@@ -1,7 +1,10 @@
 """Score `watch` on freshly rendered games: move lists, announced lines, false alarms, latency.
 
     python benchmarks/eval_watch.py --seeds 910000-910020 --out /tmp/qv-games [--jobs 2]
-        [--elevation 78,88]
+        [--elevation 78,88] [--scripts draw,random,nudge]
+
+The low-angle set of the closing notes is
+``--seeds A-B --elevation 30,42 --scripts draw,random,nudge``.
 
 With --oracle-reader the cell reader is replaced by the truth (the board tracker, motion
 gate, state tracker and everything else stay real), which measures the live layer alone.
@@ -143,6 +146,9 @@ def main() -> int:
     p.add_argument("--elevation", metavar="LO,HI",
                    help="camera elevation range (degrees) of games rendered now (default: the "
                         "renderer's VideoConfig, 30-75); cached videos keep theirs")
+    p.add_argument("--scripts", metavar="A,B,...", default=",".join(SCRIPTS),
+                   help="scripts of games rendered now, taken in turn by seed order "
+                        f"(default: all, {','.join(SCRIPTS)}); cached videos keep theirs")
     p.add_argument(
         "--oracle-reader",
         action="store_true",
@@ -162,8 +168,12 @@ def main() -> int:
             elevation = (float(lo), float(hi))
         except ValueError:
             p.error(f"--elevation: two numbers LO,HI, got {a.elevation!r}")
+    scripts = [t.strip() for t in a.scripts.split(",") if t.strip()]
+    unknown = sorted(set(scripts) - set(SCRIPTS))
+    if unknown or not scripts:
+        p.error(f"--scripts: choose from {','.join(SCRIPTS)}, got {a.scripts!r}")
     work = [
-        (s, _script(Path(a.out), s, SCRIPTS[i % len(SCRIPTS)]), a.out, a.fps, a.oracle_reader,
+        (s, _script(Path(a.out), s, scripts[i % len(scripts)]), a.out, a.fps, a.oracle_reader,
          a.tracker, elevation)
         for i, s in enumerate(seeds)
     ]
