@@ -95,6 +95,8 @@ def wall_heights(frame_bgr: NDArray[np.uint8], view: BoardView, measure: BoolArr
         up = np.array([0.0, 0.0, 1.0])
         # The profile starts on the board outside the foot, but inside the cell ring.
         outside = -min(w / 2.0 + cfg.outside_widths * w, cfg.start_max_rings * ring)
+        if -outside <= w / 2.0 + 1e-4:  # a piece as wide as the ring: no board before it
+            continue
         pts = np.array([near, near + h_hi * up, near + 0.01 * up,
                         c + outside * u, near + 0.01 * frames.lateral[k]])
         px = view.project(pts)
