@@ -50,6 +50,10 @@ def main() -> None:
                         help="weight of the fused reader's bore-size height evidence near "
                              "straight above (vision.learn.hole_size; default: the packaged "
                              "HoleSizeConfig, weight 1)")
+    parser.add_argument("--wall-height-weight", type=float, metavar="W",
+                        help="weight of the fused reader's near-wall height evidence from "
+                             "above (vision.learn.wall_height; default: the packaged "
+                             "LearnedReaderConfig.wall_height, off)")
     args = parser.parse_args()
     from dataclasses import replace
 
@@ -60,15 +64,22 @@ def main() -> None:
     if args.top_band_weight is not None:
         fuse.DEFAULT_TOP_BAND = replace(fuse.DEFAULT_TOP_BAND, weight=args.top_band_weight)
     read = cell_reader(args.reader)
+    reader_knobs: dict[str, object] = {}
     if args.decode_by_occupancy is not None:
+        reader_knobs["decode_by_occupancy"] = args.decode_by_occupancy == "on"
+    if args.wall_height_weight is not None:
+        from vision.learn.config import WallHeightConfig
+
+        reader_knobs["wall_height"] = WallHeightConfig(weight=args.wall_height_weight)
+    if reader_knobs:
         if args.reader != "fused":
-            parser.error("--decode-by-occupancy applies to the fused reader only")
+            parser.error("--decode-by-occupancy and --wall-height-weight apply to the fused "
+                         "reader only")
         from functools import partial
 
         from vision.learn.config import LearnedReaderConfig
 
-        read = partial(read, config=LearnedReaderConfig(
-            decode_by_occupancy=args.decode_by_occupancy == "on"))
+        read = partial(read, config=LearnedReaderConfig(**reader_knobs))  # type: ignore[arg-type,call-arg]
 
     if args.real_photos:
         from vision.evaluation.real_photos import format_real_report, score_real_photos

@@ -240,6 +240,67 @@ class FarSideConfig:
 
 
 @dataclass(frozen=True)
+class WallHeightConfig:
+    """Knobs of the near-wall height evidence of the fused reading
+    (``vision.learn.wall_height``; ``weight`` 0, the default, switches it off)."""
+
+    #: Log-odds weight of the evidence added to the fused height odds (0: off).
+    weight: float = 0.0
+    #: Only cells seen from at least this elevation (camera centre over the cell centre).
+    min_elevation_deg: float = 60.0
+    #: Only cells whose fused P(occupied) and visible share reach these.
+    min_occupied: float = 0.5
+    min_visible: float = 0.6
+    #: Spread of a measured wall height about its set height, natural log (session 36
+    #: dev stills 3473000+: MAD 0.17-0.18 of the log ratio against the truth, so about 0.27).
+    log_noise: float = 0.27
+    #: Share of wrong measurements (a cast shadow or the cell ring taken for the foot).
+    outlier_rate: float = 0.15
+    #: The set's short height, cell-ring diameters (renders: 0.6-1.2), and tall / short.
+    short_range_rings: tuple[float, float] = (0.45, 1.4)
+    short_log_step: float = 0.04
+    tall_short_range: tuple[float, float] = (1.4, 2.3)
+    tall_short_steps: int = 7
+    #: The piece's width assumed to place the wall, cell-ring diameters (sets 0.5-0.9; the
+    #: true width instead changed little on dev stills: nearer height right 72 -> 73%).
+    nominal_width_rings: float = 0.65
+    #: The heights a wall may be measured at, cell-ring diameters; the profile runs to the
+    #: top's near rim at the highest plus ``top_length_widths`` (dev stills 3473000+, the
+    #: label's set, nearer height right: (0.3, 2.4) 62%, (0.3, 1.6) 72%; a longer profile
+    #: runs past a short top's far rim, which the fit does not model).
+    height_range_rings: tuple[float, float] = (0.3, 1.6)
+    #: Length of the top face kept after the wall in a hollow piece's profile, in piece
+    #: widths (its ring is about 0.17 wide; the bore after it is one more constant).
+    top_length_widths: float = 0.12
+    #: The profile starts this many piece widths outside the nominal foot (on the board).
+    outside_widths: float = 0.3
+    #: ... but at most this far from the cell centre, cell-ring diameters: just inside the
+    #: ring's line (0.5), which a fit of one board constant took for the foot (dev stills
+    #: 3473000-039, nearer height right: 0.52 72%, 0.5 74%, 0.47 76%, 0.44 74%, 0.41 71%).
+    start_max_rings: float = 0.47
+    #: Profile sample step along the wall, pixels; cross lines over this share of the width.
+    step_px: float = 0.25
+    cross_share: float = 0.25
+    cross_lines: int = 5
+    #: Pieces whose P(tall) is within this of 0 or 1 still weigh the set as that much unsure.
+    prior_floor: float = 0.05
+    #: Evidence per cell is clipped to this many nats.
+    max_evidence: float = 3.0
+
+    def __post_init__(self) -> None:
+        if self.weight < 0 or self.log_noise <= 0 or self.step_px <= 0:
+            raise ValueError("weight must be >= 0 and log_noise, step_px positive")
+        for name in ("short_range_rings", "tall_short_range", "height_range_rings"):
+            lo, hi = getattr(self, name)
+            if not 0 < lo <= hi:
+                raise ValueError(f"{name} must be (low, high) with 0 < low <= high, got "
+                                 f"{(lo, hi)!r}")
+        if not 0.0 < self.outlier_rate < 1.0 or self.tall_short_steps < 1 or self.cross_lines < 1:
+            raise ValueError("outlier_rate must be within (0, 1), tall_short_steps and "
+                             "cross_lines at least 1")
+
+
+@dataclass(frozen=True)
 class LearnedReaderConfig:
     """Decision knobs of :func:`vision.learn.read_cells_learned`. Validated on construction."""
 
@@ -340,6 +401,9 @@ class LearnedReaderConfig:
     cnn_engine: str = DEFAULT_ENGINE
     #: The far-side check of the fused reading (``vision.learn.far_side``; off by default).
     far_side: FarSideConfig = field(default_factory=FarSideConfig)
+    #: The near-wall height evidence of the fused reading (``vision.learn.wall_height``;
+    #: off by default, weight 0). Session 36 (helper-36d).
+    wall_height: WallHeightConfig = field(default_factory=WallHeightConfig)
 
     def __post_init__(self) -> None:
         check_engine(self.cnn_engine)
@@ -354,7 +418,8 @@ class LearnedReaderConfig:
                              f"{self.fused_hand_top_max_nats!r}")
         for f in fields(self):
             if f.name in ("board_heights", "plane_scales", "plane_search_max_elevation_deg",
-                          "cnn_engine", "far_side", "fused_hand_top_max_nats"):
+                          "cnn_engine", "far_side", "fused_hand_top_max_nats",
+                          "wall_height"):
                 continue
             value = getattr(self, f.name)
             if not 0.0 <= value <= 1.0:

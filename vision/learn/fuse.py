@@ -26,9 +26,15 @@ from vision.geometry.board_view import BoardView
 from vision.io import check_frame
 from vision.learn.board_colours import board_colour_evidence
 from vision.learn.cnn import ConvCellModel
-from vision.learn.config import BoardColourConfig, FarSideConfig, LearnedReaderConfig
+from vision.learn.config import (
+    BoardColourConfig,
+    FarSideConfig,
+    LearnedReaderConfig,
+    WallHeightConfig,
+)
 from vision.learn.hole_size import HoleSizeConfig, hole_height_evidence
 from vision.learn.odds_calibration import OddsCalibration
+from vision.learn.wall_height import wall_height_evidence, wall_heights
 from vision.read.appearance import body_colour_points
 from vision.read.config import ReaderConfig
 from vision.read.decode import decode_pieces
@@ -305,6 +311,8 @@ def read_cells_fused(
     holes = DEFAULT_HOLE_SIZE if hole_size is None else hole_size
     if holes.weight > 0:
         odds = with_hole_sizes(odds, occ, visible, frame_bgr, view, holes)
+    if reader.wall_height.weight > 0:
+        odds = with_wall_heights(odds, occ, visible, frame_bgr, view, reader.wall_height)
     guessed = [u and o["top"] is not None for o, u in zip(odds, unseen, strict=True)]
     return _decoded(hand, learned, occ, odds, guessed,
                     weigh_occupancy=reader.decode_by_occupancy)
@@ -364,6 +372,27 @@ def with_hole_sizes(
     """``odds`` with the bore-size evidence (``vision.learn.hole_size``) added at
     ``config.weight`` to the height of every cell it measured; other cells keep theirs."""
     llr = hole_height_evidence(frame_bgr, view, odds, occ, visible, config)
+    out = []
+    for o, e in zip(odds, llr, strict=True):
+        if e != 0.0 and o["height"] is not None:
+            o = {**o, "height": _shifted(float(o["height"]), config.weight * float(e))}
+        out.append(o)
+    return out
+
+
+def with_wall_heights(
+    odds: list[dict[str, float | None]], occ: list[float], visible: list[float],
+    frame_bgr: NDArray[np.uint8], view: BoardView, config: WallHeightConfig,
+) -> list[dict[str, float | None]]:
+    """``odds`` with the near-wall evidence (``vision.learn.wall_height``) added at
+    ``config.weight`` to the height of every cell it measured; other cells keep theirs."""
+    has_height = np.array([o["height"] is not None for o in odds])
+    measure = (has_height & (np.asarray(occ) >= config.min_occupied)
+               & (np.asarray(visible) >= config.min_visible))
+    hollow = np.array([(o["top"] or 0.0) >= 0.5 for o in odds])
+    heights = wall_heights(frame_bgr, view, measure, hollow, config)
+    p_tall = np.array([0.5 if o["height"] is None else float(o["height"]) for o in odds])
+    llr = wall_height_evidence(heights, p_tall, view.spec.cell_diameter_m, config)
     out = []
     for o, e in zip(odds, llr, strict=True):
         if e != 0.0 and o["height"] is not None:
