@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 from tests.locate.synth import make_view, max_cell_error, render_labelled
+from vision.geometry.board_view import BoardView
 from vision.geometry.camera import Intrinsics
 from vision.locate import LocateConfig, find_board
 from vision.locate.finder import _work_edges, near_side_pitch
@@ -85,7 +86,7 @@ def test_a_board_whose_far_side_is_hidden_is_placed_inside_its_near_sides(tmp_pa
     frame, label = render_labelled(3470005, tmp_path, SceneOptions(elevation_deg=(25.0, 32.0)))
     assert not find_board(frame)
     view = find_board(frame, config=replace(CONFIG, near_outline_search=True))
-    assert view, view
+    assert isinstance(view, BoardView), view
     assert max_cell_error(view, label) < 0.1
     # The true grid finds its near sides where it puts them; a row nearer, not.
     scale = CONFIG.work_width_px / frame.shape[1]

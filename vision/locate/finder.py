@@ -343,8 +343,9 @@ def find_board(
             fitted = (*fitted[:3], replace(fitted[3], min_edge=edge.min_edge,
                                            line_halfwidth_px=edge.line_halfwidth_px),
                       fitted[4])
+    starts: list[FloatArray] = []
     if fitted is None and config.outline_search:
-        fitted = _outline_search(frame, work, work_f, edge, peaks, config)
+        fitted = _outline_search(frame, work, work_f, edge, peaks, config, starts)
     if fitted is None and config.radius_search_steps:
         fitted = _radius_search(work_f, edge, peaks, config)
     if fitted is None and held:
@@ -356,7 +357,7 @@ def find_board(
                                         line_halfwidth_px=edge.line_halfwidth_px), held[0][4])
         low_views = True
     if fitted is None and config.near_outline_search:
-        fitted = _near_outline_search(frame, work, work_f, edge, peaks, config)
+        fitted = _near_outline_search(frame, work, work_f, edge, peaks, config, starts)
     if fitted is None:
         return BoardNotFound(reason)
     H_work, radius, score, edge, lay = fitted
@@ -576,7 +577,7 @@ def _zoom_search(frame: NDArray[np.uint8], peaks_work: FloatArray, scale: float,
 def _refined_quads(frame: NDArray[np.uint8], work: NDArray[np.uint8],
                    work_f: NDArray[np.float32], edge: EdgeConfig,
                    peaks: tuple[FloatArray, FloatArray], config: LocateConfig,
-                   ) -> list[FloatArray]:
+                   starts_out: list[FloatArray] | None = None) -> list[FloatArray]:
     """Board outlines (work pixels) refined onto the straight edges along them
     (``refine_quad``), those within ``quad_refine_tol_px`` of one already kept left out.
     They start from the outlines of regions (``board_quads``) and from the squares the
@@ -584,7 +585,10 @@ def _refined_quads(frame: NDArray[np.uint8], work: NDArray[np.uint8],
     lattice partly on the pieces' feet is a few tenths of a pitch off, within the reach of
     the refinement, while the board's own region is often cut by its pieces)."""
     kept: list[FloatArray] = []
-    for q in _outline_starts(frame, work, peaks, config):
+    starts = _outline_starts(frame, work, peaks, config)
+    if starts_out is not None:
+        starts_out.extend(starts)  # kept for the near-side search (the same starts)
+    for q in starts:
         if not np.all(np.isfinite(q)):
             continue
         for refined in refine_quad(work_f, q, edge.min_edge, config):
@@ -633,7 +637,7 @@ def outline_corner_pitch(work_f: NDArray[np.float32], H: FloatArray, lay: Layout
 def _outline_search(frame: NDArray[np.uint8], work: NDArray[np.uint8],
                     work_f: NDArray[np.float32], edge: EdgeConfig,
                     peaks: tuple[FloatArray, FloatArray], config: LocateConfig,
-                    ) -> Fitted | None:
+                    starts_out: list[FloatArray] | None = None) -> Fitted | None:
     """The grid placed inside a board's outline, for a crowded board seen from low down
     whose rings are mostly hidden (``outline_search*`` in ``LocateConfig``): the best
     judged grid (work pixels) whose board's four sides are found where it puts them, or
@@ -647,7 +651,7 @@ def _outline_search(frame: NDArray[np.uint8], work: NDArray[np.uint8],
     outline again around themselves (``outline_corner_pitch``)."""
     size_wh = (work_f.shape[1], work_f.shape[0])
     placed: list[tuple[int, float, FloatArray, float, EdgeConfig]] = []
-    for quad in _refined_quads(frame, work, work_f, edge, peaks, config):
+    for quad in _refined_quads(frame, work, work_f, edge, peaks, config, starts_out):
         for rotation, _, radius, shape in config.board_families:
             lo, hi = (config.diagonal_side_range if rotation == 45.0
                       else config.axis_side_range)
@@ -713,7 +717,7 @@ def near_side_pitch(work_f: NDArray[np.float32], H: FloatArray, lay: LayoutFit,
 def _near_outline_search(frame: NDArray[np.uint8], work: NDArray[np.uint8],
                          work_f: NDArray[np.float32], edge: EdgeConfig,
                          peaks: tuple[FloatArray, FloatArray], config: LocateConfig,
-                         ) -> Fitted | None:
+                         starts: list[FloatArray] | None = None) -> Fitted | None:
     """The grid placed inside a board outline completed from its three sides a low camera
     sees past the pieces (``near_outline_*`` in ``LocateConfig``): the best judged grid
     (work pixels) whose near sides are found where it puts them, or None.
@@ -724,10 +728,11 @@ def _near_outline_search(frame: NDArray[np.uint8], work: NDArray[np.uint8],
     edge nearest the camera). Those three lines fix the square up to the camera's focal
     length (``quad.complete_square``), tried over ``near_outline_hfovs``; the grids inside
     are placed, fitted and judged as ``_outline_search`` does, and must find the three sides
-    again around themselves (``near_side_pitch``)."""
+    again around themselves (``near_side_pitch``). ``starts``: the rough outlines
+    (``_outline_starts``) when the outline search made them already."""
     size_wh = (work_f.shape[1], work_f.shape[0])
     quads: list[FloatArray] = []
-    for start in _outline_starts(frame, work, peaks, config):
+    for start in starts if starts else _outline_starts(frame, work, peaks, config):
         if not np.all(np.isfinite(start)):
             continue
         for b, c, a2, d2 in near_sides(work_f, start, edge.min_edge, config):
