@@ -4,7 +4,6 @@ sides running away from the camera stay in view; with a focal length they fix th
 
 from __future__ import annotations
 
-import math
 from dataclasses import replace
 
 import cv2
@@ -15,8 +14,8 @@ from tests.locate.synth import make_view, max_cell_error, render_labelled
 from vision.geometry.board_view import BoardView
 from vision.geometry.camera import Intrinsics
 from vision.locate import LocateConfig, find_board
-from vision.locate.finder import _work_edges, near_side_pitch
-from vision.locate.layout import fit_layout
+from vision.locate.finder import _near_outline_search, _work_edges, near_side_pitch
+from vision.locate.peak_grid import frame_peaks
 from vision.locate.quad import complete_square, far_side, near_sides, refine_quad
 
 CONFIG = LocateConfig()
@@ -88,17 +87,18 @@ def test_a_board_whose_far_side_is_hidden_is_placed_inside_its_near_sides(tmp_pa
     view = find_board(frame, config=replace(CONFIG, near_outline_search=True))
     assert isinstance(view, BoardView), view
     assert max_cell_error(view, label) < 0.1
-    # The true grid finds its near sides where it puts them; a row nearer, not.
-    scale = CONFIG.work_width_px / frame.shape[1]
+    # The search's own grid finds its three sides where it puts them; the same grid a row
+    # or a column off, either way, does not (its near corners lie a pitch from the lines).
+    config = replace(CONFIG, near_outline_search=True)
+    scale = config.work_width_px / frame.shape[1]
     work = cv2.resize(cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY), None, fx=scale, fy=scale,
                       interpolation=cv2.INTER_AREA)
-    work_f, edge = _work_edges(work, CONFIG)
-    nodes = np.array([(c.cell.col, c.cell.row) for c in label.cells], dtype=np.float64)
-    centres = np.array([c.center_px for c in label.cells], dtype=np.float64) * scale
-    H, _ = cv2.findHomography(nodes, centres, 0)
-    lay = fit_layout(work_f, H, CONFIG, replace(edge, mode="edge", polarity=0))
-    assert near_side_pitch(work_f, H, lay, edge, CONFIG) < CONFIG.near_outline_max_corner_pitch
-    off = [near_side_pitch(work_f, H @ np.array([[1.0, 0.0, dx], [0.0, 1.0, dy], [0, 0, 1.0]]),
-                           lay, edge, CONFIG) for dx, dy in ((1.0, 0.0), (0.0, 1.0),
-                                                            (-1.0, 0.0), (0.0, -1.0))]
-    assert min(off) > 0.5 or math.isinf(min(off))
+    work_f, edge = _work_edges(work, config)
+    fitted = _near_outline_search(frame, work, work_f, edge, frame_peaks(frame, scale, config),
+                                  config)
+    assert fitted is not None
+    H, lay = fitted[0], fitted[4]
+    assert near_side_pitch(work_f, H, lay, edge, config) <= config.near_outline_max_corner_pitch
+    for dx, dy in ((1.0, 0.0), (0.0, 1.0), (-1.0, 0.0), (0.0, -1.0)):
+        off = H @ np.array([[1.0, 0.0, dx], [0.0, 1.0, dy], [0.0, 0.0, 1.0]])
+        assert near_side_pitch(work_f, off, lay, edge, config) > 0.5
