@@ -40,7 +40,11 @@ from low down hides most rings, while its four sides and the pieces' feet on its
 it puts them. Last, the network's full lattices are fitted again from each ring size and
 cell shape in turn (``_radius_search``, off unless ``radius_search_steps`` is set): a
 lattice a few tenths of a pitch off sizes its cells on the pieces' outlines, and a fit
-from the rings' own size can still find them.
+from the rings' own size can still find them. After everything else (off unless
+``near_outline_search``), the board's outline is completed from the three sides a low camera
+sees past the pieces, at several focal lengths, and grids are placed inside it
+(``_near_outline_search``): the far side of a crowded board seen from low down runs behind
+its pieces.
 """
 
 from __future__ import annotations
