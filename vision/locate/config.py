@@ -215,6 +215,24 @@ class LocateConfig:
     #: more of 2500 development boards, one of them 0.44 pitch off; 5 is the measured value.
     radius_search_steps: int = 0
 
+    # --- the search from the board's near sides (``finder._near_outline_search``) ----------
+    #: When every search above (the network's unsure grid held last included) finds nothing,
+    #: the board's outline is completed from its three sides a low camera sees past the
+    #: pieces: the near side and the two running away from the camera, found along the
+    #: outline searches' rough outlines (``quad.near_sides``); they fix the square up to the
+    #: focal length (``quad.complete_square``), tried at each of ``near_outline_hfovs``
+    #: (horizontal field of view, degrees). The ``near_outline_max_grids`` grids placed
+    #: inside holding the most peaks are fitted and judged as in the outline search, and
+    #: taken at ``near_outline_min_score`` when the three sides, searched again around the
+    #: judged grid's square, lie within ``near_outline_max_corner_pitch`` of it. Off by
+    #: default (session 36, docs/design.md).
+    near_outline_search: bool = False
+    near_outline_hfovs: tuple[float, ...] = (50.0, 54.0, 58.0, 62.0, 66.0, 70.0, 75.0, 80.0,
+                                             86.0)
+    near_outline_max_grids: int = 8
+    near_outline_min_score: float = 1.4
+    near_outline_max_corner_pitch: float = 0.25
+
     # --- board outlines (quadrilaterals) --------------------------------------------------
     #: Width of the image searched for board outlines: the outline is big, 480 px is plenty.
     quad_width_px: int = 480

@@ -40,7 +40,11 @@ from low down hides most rings, while its four sides and the pieces' feet on its
 it puts them. Last, the network's full lattices are fitted again from each ring size and
 cell shape in turn (``_radius_search``, off unless ``radius_search_steps`` is set): a
 lattice a few tenths of a pitch off sizes its cells on the pieces' outlines, and a fit
-from the rings' own size can still find them.
+from the rings' own size can still find them. After everything else (off unless
+``near_outline_search``), the board's outline is completed from the three sides a low camera
+sees past the pieces, at several focal lengths, and grids are placed inside it
+(``_near_outline_search``): the far side of a crowded board seen from low down runs behind
+its pieces.
 """
 
 from __future__ import annotations
@@ -97,6 +101,9 @@ from vision.locate.pose import (
 )
 from vision.locate.quad import (
     board_quads,
+    complete_square,
+    far_side,
+    near_sides,
     quad_distance,
     quad_grids,
     quad_hypotheses,
@@ -340,8 +347,9 @@ def find_board(
             fitted = (*fitted[:3], replace(fitted[3], min_edge=edge.min_edge,
                                            line_halfwidth_px=edge.line_halfwidth_px),
                       fitted[4])
+    starts: list[FloatArray] = []
     if fitted is None and config.outline_search:
-        fitted = _outline_search(frame, work, work_f, edge, peaks, config)
+        fitted = _outline_search(frame, work, work_f, edge, peaks, config, starts)
     if fitted is None and config.radius_search_steps:
         fitted = _radius_search(work_f, edge, peaks, config)
     if fitted is None and held:
@@ -352,6 +360,8 @@ def find_board(
         fitted = (*held[0][:3], replace(held[0][3], min_edge=edge.min_edge,
                                         line_halfwidth_px=edge.line_halfwidth_px), held[0][4])
         low_views = True
+    if fitted is None and config.near_outline_search:
+        fitted = _near_outline_search(frame, work, work_f, edge, peaks, config, starts)
     if fitted is None:
         return BoardNotFound(reason)
     H_work, radius, score, edge, lay = fitted
@@ -571,13 +581,32 @@ def _zoom_search(frame: NDArray[np.uint8], peaks_work: FloatArray, scale: float,
 def _refined_quads(frame: NDArray[np.uint8], work: NDArray[np.uint8],
                    work_f: NDArray[np.float32], edge: EdgeConfig,
                    peaks: tuple[FloatArray, FloatArray], config: LocateConfig,
-                   ) -> list[FloatArray]:
+                   starts_out: list[FloatArray] | None = None) -> list[FloatArray]:
     """Board outlines (work pixels) refined onto the straight edges along them
     (``refine_quad``), those within ``quad_refine_tol_px`` of one already kept left out.
     They start from the outlines of regions (``board_quads``) and from the squares the
     network's peak lattices imply (each family's nominal side, and a tenth larger: a
     lattice partly on the pieces' feet is a few tenths of a pitch off, within the reach of
     the refinement, while the board's own region is often cut by its pieces)."""
+    kept: list[FloatArray] = []
+    starts = _outline_starts(frame, work, peaks, config)
+    if starts_out is not None:
+        starts_out.extend(starts)  # kept for the near-side search (the same starts)
+    for q in starts:
+        if not np.all(np.isfinite(q)):
+            continue
+        for refined in refine_quad(work_f, q, edge.min_edge, config):
+            if all(quad_distance(refined, k) > config.quad_refine_tol_px for k in kept):
+                kept.append(refined)
+    return kept
+
+
+def _outline_starts(frame: NDArray[np.uint8], work: NDArray[np.uint8],
+                    peaks: tuple[FloatArray, FloatArray], config: LocateConfig,
+                    ) -> list[FloatArray]:
+    """The rough board outlines (work pixels) the outline searches start from: the regions'
+    quadrilaterals (``board_quads``) and the squares around the network's peak lattices
+    (each family's nominal side times ``outline_search_square_scales``)."""
     qscale = min(1.0, config.quad_width_px / work.shape[1])
     small = work if qscale == 1.0 else cv2.resize(work, None, fx=qscale, fy=qscale,
                                                    interpolation=cv2.INTER_AREA)
@@ -591,14 +620,7 @@ def _refined_quads(frame: NDArray[np.uint8], work: NDArray[np.uint8],
         for rotation, side in families.items():
             for grow in config.outline_search_square_scales:
                 starts.append(_board_square(hyp.H, rotation, side * grow))
-    kept: list[FloatArray] = []
-    for q in starts:
-        if not np.all(np.isfinite(q)):
-            continue
-        for refined in refine_quad(work_f, q, edge.min_edge, config):
-            if all(quad_distance(refined, k) > config.quad_refine_tol_px for k in kept):
-                kept.append(refined)
-    return kept
+    return starts
 
 
 def outline_corner_pitch(work_f: NDArray[np.float32], H: FloatArray, lay: LayoutFit,
@@ -619,7 +641,7 @@ def outline_corner_pitch(work_f: NDArray[np.float32], H: FloatArray, lay: Layout
 def _outline_search(frame: NDArray[np.uint8], work: NDArray[np.uint8],
                     work_f: NDArray[np.float32], edge: EdgeConfig,
                     peaks: tuple[FloatArray, FloatArray], config: LocateConfig,
-                    ) -> Fitted | None:
+                    starts_out: list[FloatArray] | None = None) -> Fitted | None:
     """The grid placed inside a board's outline, for a crowded board seen from low down
     whose rings are mostly hidden (``outline_search*`` in ``LocateConfig``): the best
     judged grid (work pixels) whose board's four sides are found where it puts them, or
@@ -633,7 +655,7 @@ def _outline_search(frame: NDArray[np.uint8], work: NDArray[np.uint8],
     outline again around themselves (``outline_corner_pitch``)."""
     size_wh = (work_f.shape[1], work_f.shape[0])
     placed: list[tuple[int, float, FloatArray, float, EdgeConfig]] = []
-    for quad in _refined_quads(frame, work, work_f, edge, peaks, config):
+    for quad in _refined_quads(frame, work, work_f, edge, peaks, config, starts_out):
         for rotation, _, radius, shape in config.board_families:
             lo, hi = (config.diagonal_side_range if rotation == 45.0
                       else config.axis_side_range)
@@ -670,6 +692,100 @@ def _outline_search(frame: NDArray[np.uint8], work: NDArray[np.uint8],
     if best is None or best[2] < config.min_board_score:
         return None
     log.debug("board placed inside its outline (score %.2f)", best[2])
+    return best
+
+
+def near_side_pitch(work_f: NDArray[np.float32], H: FloatArray, lay: LayoutFit,
+                    edge: EdgeConfig, config: LocateConfig) -> float:
+    """How far (pitches) the board's three sides a low camera sees past the pieces (the near
+    side and the two running away from it, ``quad.near_sides``), searched around the square
+    the grid ``H`` and layout ``lay`` imply, lie from that square's: the larger of the two
+    near corners' distances and the far corners' distances from the lateral lines found;
+    infinite when a side is not found."""
+    corners = _board_square(H, lay.rotation_deg, lay.side)
+    if not np.all(np.isfinite(corners)):
+        return math.inf
+    k = far_side(corners)
+    a, d, c, b = (corners[(k + j) % 4] for j in range(4))
+    best = math.inf
+    for b2, c2, a2, d2 in near_sides(work_f, corners, edge.min_edge, config,
+                                          nearest=True):
+        gap = [float(np.hypot(*(b2 - b))), float(np.hypot(*(c2 - c)))]
+        for p, q, far in ((b2, a2, a), (c2, d2, d)):
+            v = (q - p) / max(float(np.hypot(*(q - p))), 1e-9)
+            gap.append(abs(float(v[0] * (far - p)[1] - v[1] * (far - p)[0])))
+        best = min(best, max(gap))
+    return best / _pitch_px(H)
+
+
+def _near_outline_search(frame: NDArray[np.uint8], work: NDArray[np.uint8],
+                         work_f: NDArray[np.float32], edge: EdgeConfig,
+                         peaks: tuple[FloatArray, FloatArray], config: LocateConfig,
+                         starts: list[FloatArray] | None = None) -> Fitted | None:
+    """The grid placed inside a board outline completed from its three sides a low camera
+    sees past the pieces (``near_outline_*`` in ``LocateConfig``): the best judged grid
+    (work pixels) whose near sides are found where it puts them, or None.
+
+    Seen from 25-32 degrees, a crowded board's far side runs behind the pieces, so its
+    outline is not found whole (``_outline_search``); its near side and the two sides
+    running away from the camera are (a piece standing on a cell never hides the board's
+    edge nearest the camera). Those three lines fix the square up to the camera's focal
+    length (``quad.complete_square``), tried over ``near_outline_hfovs``; the grids inside
+    are placed, fitted and judged as ``_outline_search`` does, and must find the three sides
+    again around themselves (``near_side_pitch``). ``starts``: the rough outlines
+    (``_outline_starts``) when the outline search made them already."""
+    size_wh = (work_f.shape[1], work_f.shape[0])
+    quads: list[FloatArray] = []
+    for start in starts if starts else _outline_starts(frame, work, peaks, config):
+        if not np.all(np.isfinite(start)):
+            continue
+        for b, c, a2, d2 in near_sides(work_f, start, edge.min_edge, config):
+            for hfov in config.near_outline_hfovs:
+                intr = Intrinsics.from_fov(size_wh, hfov)
+                q = complete_square(b, c, a2, d2, intr.fx, (intr.cx, intr.cy))
+                if (q is not None and np.all(np.isfinite(q))
+                        and cv2.isContourConvex(q.astype(np.float32).reshape(-1, 1, 2))
+                        and all(quad_distance(q, k) > config.quad_refine_tol_px
+                                for k in quads)):
+                    quads.append(q)
+    placed: list[tuple[int, float, FloatArray, float, EdgeConfig]] = []
+    for quad in quads:
+        for rotation, _, radius, shape in config.board_families:
+            lo, hi = (config.diagonal_side_range if rotation == 45.0
+                      else config.axis_side_range)
+            grids = quad_grids(quad, np.arange(lo, hi + 1e-9, config.outline_search_side_step),
+                               rotation)
+            if not grids:
+                continue
+            n_peaks = np.array([peaks_on_grid(peaks[0], H, config) for H in grids])
+            if n_peaks.max() < config.min_candidates_on_grid:
+                continue
+            e = replace(edge, shape=shape)
+            most = np.flatnonzero(n_peaks == n_peaks.max())
+            support = [ring_support(work_f, grids[k], radius, e, tol_px=2.0) for k in most]
+            k = int(most[int(np.argmax(support))])
+            if plausible_grid(grids[k], size_wh, config.min_ring_axis_px,
+                              config.max_foreshortening):
+                placed.append((int(n_peaks[k]), max(support), grids[k], radius, e))
+    placed.sort(key=lambda c: (-c[0], -c[1]))
+    best: Fitted | None = None
+    no_shift = 1e9
+    for _, _, H0, radius, e in placed[: config.near_outline_max_grids]:
+        reaches = tuple(max(1.0, f * _pitch_px(H0)) for f in config.reach_schedule)
+        Hf, rf, _, ef = grow_fit(work_f, H0, radius, reaches, e,
+                                 np.zeros((0, 2), dtype=np.int64), measure=False)
+        for H, r, ee in ((H0, radius, e), (Hf, rf, ef)):
+            _, inner, outer = best_window(work_f, H, r, ee, no_shift)
+            judged = _judge(work_f, H, r, ee, inner, outer, [], peaks[0], config)
+            if judged is None or (best is not None and judged[0] <= best[2]):
+                continue
+            if near_side_pitch(work_f, H, judged[1], edge, config) > (
+                    config.near_outline_max_corner_pitch):
+                continue
+            best = (H, r, judged[0], ee, judged[1])
+    if best is None or best[2] < config.near_outline_min_score:
+        return None
+    log.debug("board placed inside its near sides (score %.2f)", best[2])
     return best
 
 

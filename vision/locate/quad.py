@@ -489,3 +489,129 @@ def quad_hypotheses(quad: FloatArray, config: LocateConfig) -> list[LatticeHypot
         grid = np.array([[0, 0], [3, 3]], dtype=np.int64)
         out.append(LatticeHypothesis(H, grid, 0, radius, shape, source="outline"))
     return out
+
+
+def _side_lines(gray_f: NDArray[np.float32], quad: FloatArray, i: int, min_edge: float,
+                config: LocateConfig) -> list[tuple[FloatArray, FloatArray]]:
+    """The straight edges along side ``i`` (corner ``i`` to ``i + 1``) of ``quad``, best
+    supported first, searched as :func:`refine_quad` searches each side."""
+    t = np.linspace(0.05, 0.95, config.quad_refine_samples)
+    a, b = quad[i % 4], quad[(i + 1) % 4]
+    d = b - a
+    length = float(np.hypot(*d))
+    if length < 8.0:
+        return []
+    normal = np.array([-d[1], d[0]]) / length
+    if float(np.dot(quad.mean(axis=0) - a, normal)) < 0:
+        normal = -normal
+    outside, inside = (r * length for r in config.quad_refine_reach)
+    pts, rows = _edge_candidates(gray_f, a + t[:, None] * d, normal, -outside, inside, min_edge)
+    return _supported_lines(pts, rows, config.quad_refine_tol_px,
+                            config.quad_refine_min_share * len(t))
+
+
+def _line_gap(line: tuple[FloatArray, FloatArray], p: FloatArray, q: FloatArray) -> float:
+    """The larger distance of ``p`` and ``q`` from ``line`` (point, unit direction)."""
+    (o, v) = line
+    return max(abs(float(v[0] * (x - o)[1] - v[1] * (x - o)[0])) for x in (p, q))
+
+
+def far_side(quad: FloatArray) -> int:
+    """Index of the side (corner ``i`` to ``i + 1``) highest in the image: the side
+    farthest from a camera looking down on the board."""
+    return int(np.argmin([quad[i, 1] + quad[(i + 1) % 4, 1] for i in range(4)]))
+
+
+def near_sides(gray_f: NDArray[np.float32], quad: FloatArray, min_edge: float,
+               config: LocateConfig, nearest: bool = False,
+               ) -> list[tuple[FloatArray, FloatArray, FloatArray, FloatArray]]:
+    """The board's three sides a piece never hides from a low camera, found along ``quad``
+    (pixels, corners in order around it): the near side and the two sides running away
+    from the camera, each moved onto the straight edge along it as in :func:`refine_quad`
+    (the far side, behind the pieces, is not searched). Returns at most one (near corner
+    after the far side's end, the other near corner, a point on the first lateral line
+    towards the far side, the same on the second) in the order (b, c, a2, d2) where the
+    quad runs a -> d (far side) -> c -> b; the near side is its face's top edge where a
+    line parallel to the best one is seen inside it (the best one is then the face's foot,
+    as in :func:`refine_quad`). Empty when a side finds no edge or a
+    corner moves more than ``quad_refine_max_move`` of the outline's size. ``nearest``: each
+    lateral side takes the supported line nearest the quad's side instead of the best
+    supported one, and so does the near side (a check that the sides lie where ``quad``
+    puts them)."""
+    k = far_side(quad)
+    a, d, c, b = (quad[(k + j) % 4] for j in range(4))
+    lat_a = _side_lines(gray_f, quad, k - 1, min_edge, config)    # b -> a
+    lat_d = _side_lines(gray_f, quad, k + 1, min_edge, config)    # d -> c
+    near = _side_lines(gray_f, quad, k + 2, min_edge, config)     # c -> b
+    if not (lat_a and lat_d and near):
+        return []
+    if nearest:
+        lat_a.sort(key=lambda line: _line_gap(line, b, a))
+        lat_d.sort(key=lambda line: _line_gap(line, c, d))
+        near.sort(key=lambda line: _line_gap(line, c, b))
+    variants = [near[0]]
+    p0, v0 = near[0]
+    n0 = np.array([-v0[1], v0[0]])
+    if float(np.dot(quad.mean(axis=0) - p0, n0)) < 0:
+        n0 = -n0
+    par = [(float(np.dot(p - p0, n0)), (p, v)) for p, v in near[1:]
+           if abs(float(np.dot(v, v0))) > math.cos(math.radians(3.0))
+           and float(np.dot(p - p0, n0)) > 2.0]
+    if par:
+        # The face's top edge, not its foot: the board's top is the square the grid lies in.
+        variants = [min(par, key=lambda x: x[0])[1]]
+    size = math.sqrt(abs(cv2.contourArea(quad.astype(np.float32))))
+    out = []
+    (pa, va), (pd, vd) = lat_a[0], lat_d[0]
+    for pn, vn in variants:
+        b2 = _crossing(pa, va, pn, vn)
+        c2 = _crossing(pd, vd, pn, vn)
+        if b2 is None or c2 is None:
+            continue
+        if max(float(np.hypot(*(b2 - b))), float(np.hypot(*(c2 - c)))) > (
+                config.quad_refine_max_move * size):
+            continue
+        # The far corners' places along the lateral lines (their depth is not seen).
+        a2 = pa + float(np.dot(a - pa, va)) * va
+        d2 = pd + float(np.dot(d - pd, vd)) * vd
+        out.append((b2, c2, a2, d2))
+    return out
+
+
+def complete_square(b: FloatArray, c: FloatArray, a2: FloatArray, d2: FloatArray,
+                    focal_px: float, centre_px: tuple[float, float]) -> FloatArray | None:
+    """The far corners (a, d) of a square seen by a camera of focal length ``focal_px`` and
+    principal point ``centre_px`` (pixels), from its near corners ``b`` and ``c`` and a
+    point on each side running away from the camera (``a2`` on b -> a, ``d2`` on c -> d):
+    the two lateral lines meet at their vanishing point, the direction of the sides in the
+    camera's frame; the near side is at right angles to it, so the near corners' rays fix
+    the square's plane and side up to scale, and the far corners lie a side's length along
+    that direction. Returns the (4, 2) quad (a, d, c, b), or None when the geometry has no
+    square in front of the camera."""
+    cx, cy = centre_px
+
+    def hom(p: FloatArray) -> FloatArray:
+        return np.array([(p[0] - cx) / focal_px, (p[1] - cy) / focal_px, 1.0])
+
+    def proj(p: FloatArray) -> FloatArray:
+        return np.array([focal_px * p[0] / p[2] + cx, focal_px * p[1] / p[2] + cy])
+
+    vanish = np.cross(np.cross(hom(b), hom(a2)), np.cross(hom(c), hom(d2)))
+    norm = float(np.linalg.norm(vanish))
+    if norm < 1e-12:
+        return None
+    direction = vanish / norm
+    B, C = hom(b), hom(c)
+    if float(np.dot(proj(B + 1e-3 * direction) - b, a2 - b)) < 0:
+        direction = -direction
+    den = float(np.dot(C, direction))
+    if abs(den) < 1e-12:
+        return None
+    C = C * float(np.dot(B, direction)) / den
+    if C[2] <= 0:
+        return None
+    side = float(np.linalg.norm(C - B))
+    A, D = B + side * direction, C + side * direction
+    if A[2] <= 1e-6 or D[2] <= 1e-6:
+        return None
+    return np.array([proj(A), proj(D), c, b], dtype=np.float64)
