@@ -345,6 +345,22 @@ class LocateConfig:
     #: board, about half of them).
     line_marking_recheck: bool = False
     line_marking_recheck_margin: float = 0.0
+    #: Wherever the fit decides the cells' marking (``fit._best_marking``) and the matches
+    #: agreeing best on one grid are an edge marking, a line marking (a thin printed or
+    #: engraved ring: no piece's foot or silhouette makes one) is taken instead when its own
+    #: RANSAC inliers are at least this share of the edge's (``EdgeConfig.line_share``;
+    #: session 36, helper-36g). 0: off.
+    marking_line_share: float = 0.0
+    #: A line marking's contrast is the smaller of its steps to either side (a ridge or a
+    #: valley stands out from both), not the step to their mean, which a step edge (a
+    #: piece's silhouette or foot) passes at half its height (``EdgeConfig.line_both_sides``;
+    #: session 36, helper-36g).
+    line_both_sides: bool = False
+    #: The marking chosen by the cells whose outlines agree on it rather than by the
+    #: inliers summed over the grid: the marking with most cells holding at least this
+    #: share of their outline samples as RANSAC inliers, then most inliers
+    #: (``EdgeConfig.cell_share``; session 36, helper-36g). 0: off.
+    marking_cell_share: float = 0.0
     #: Seen from ``outline_grid_min_elevation_deg`` up (under the default field of view,
     #: which places views 5-10 degrees low), a Gigamic grid whose big circle (centred on the
     #: grid, its radius searched) is found on less than ``outline_grid_max_circle`` of its
