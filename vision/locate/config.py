@@ -363,6 +363,27 @@ class LocateConfig:
     #: board, about half of them).
     line_marking_recheck: bool = False
     line_marking_recheck_margin: float = 0.0
+    #: Wherever the fit decides the cells' marking (``fit._best_marking``) and the matches
+    #: agreeing best on one grid are an edge marking, a line marking (a thin printed or
+    #: engraved ring: no piece's foot or silhouette makes one) is taken instead when its own
+    #: RANSAC inliers are at least this share of the edge's (``EdgeConfig.line_share``;
+    #: session 36, helper-36g). 0: off. Off: 0.5 with ``line_both_sides`` on 150 dev
+    #: stills (3476000+) brought 8 boards closer (gigamic_black) and 12 farther, within 5%
+    #: 90.5 -> 91.2% but p99 10.2 -> 18.3%; photoreal_dev one board 0.006 -> 0.106.
+    marking_line_share: float = 0.0
+    #: A line marking's contrast is the smaller of its steps to either side (a ridge or a
+    #: valley stands out from both), not the step to their mean, which a step edge (a
+    #: piece's silhouette or foot) passes at half its height (``EdgeConfig.line_both_sides``;
+    #: session 36, helper-36g). Off: on 150 dev stills p99 10.2 -> 13.0%, 5 boards closer,
+    #: 7 farther (faint rings lose their line points and an edge marking wins).
+    line_both_sides: bool = False
+    #: The marking chosen by the cells whose outlines agree on it rather than by the
+    #: inliers summed over the grid: the marking with most cells holding at least this
+    #: share of their outline samples as RANSAC inliers, then most inliers
+    #: (``EdgeConfig.cell_share``; session 36, helper-36g). 0: off. Off: at 0.34 it
+    #: mostly chose what the inliers choose, and where not it lost: on 150 dev stills
+    #: 1 board closer, 4 farther, p99 10.2 -> 11.7%.
+    marking_cell_share: float = 0.0
     #: Seen from ``outline_grid_min_elevation_deg`` up (under the default field of view,
     #: which places views 5-10 degrees low), a Gigamic grid whose big circle (centred on the
     #: grid, its radius searched) is found on less than ``outline_grid_max_circle`` of its

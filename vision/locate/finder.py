@@ -429,7 +429,10 @@ def _work_edges(work: NDArray[np.uint8], config: LocateConfig,
     sets the weakest edge): what steps 2-4 read, for the frame or an enlarged crop."""
     work_f = smoothed(work, config.smooth_sigma_px)
     return work_f, EdgeConfig(min_edge=edge_threshold(work_f, config),
-                              radius_range=config.ring_radius_range)
+                              radius_range=config.ring_radius_range,
+                              line_share=config.marking_line_share,
+                              line_both_sides=config.line_both_sides,
+                              cell_share=config.marking_cell_share)
 
 
 def _board_square(H: FloatArray, rotation_deg: float, side: float) -> FloatArray:

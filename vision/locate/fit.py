@@ -92,6 +92,21 @@ class EdgeConfig:
     #: A marking is fitted fully only when its quick look found at least this share of
     #: the inliers of the best marking fitted so far (a quick look finds fewer).
     marking_screen_ratio: float = 0.7
+    #: When the marking with most RANSAC inliers is an edge (a step, which a piece's foot and
+    #: silhouette make too), a line marking (a thin printed or engraved ring, which no piece
+    #: makes) wins instead when its own inliers are at least this share of the edge's; the
+    #: line of the two polarities with more inliers. 0 disables (``LocateConfig.
+    #: marking_line_share``).
+    line_share: float = 0.0
+    #: A line must stand out from both of its sides by ``min_line`` (a ridge or a valley):
+    #: the contrast is the smaller of the two steps to either side, not the step to their
+    #: mean, so a step edge (a piece's silhouette) is no line at all. False: the mean
+    #: (``LocateConfig.line_both_sides``).
+    line_both_sides: bool = False
+    #: Choose the marking by the cells it agrees on: the one with most cells holding at
+    #: least this share of their outline samples as RANSAC inliers (then most inliers);
+    #: 0: most inliers in all (``LocateConfig.marking_cell_share``).
+    cell_share: float = 0.0
 
 
 def cell_outline(radius: float, n: int, shape: str = "circle") -> tuple[FloatArray, FloatArray]:
@@ -225,7 +240,15 @@ def edge_search_polarities(
     prof = sample(gray_f, xs, ys)
     if mode == "line":
         k_w = max(1, round(config.line_halfwidth_px / s))
-        diff = prof[k_w:-k_w] - 0.5 * (prof[: -2 * k_w] + prof[2 * k_w :])
+        if config.line_both_sides:
+            # Signed: the smaller step for a bright line, the larger (less negative) one
+            # for a dark line; each polarity below reads its own side of zero.
+            up = prof[k_w:-k_w] - prof[: -2 * k_w]
+            down = prof[k_w:-k_w] - prof[2 * k_w :]
+            lo, hi = np.minimum(up, down), np.maximum(up, down)
+            diff = np.where(lo > 0, lo, np.where(hi < 0, hi, 0.0))
+        else:
+            diff = prof[k_w:-k_w] - 0.5 * (prof[: -2 * k_w] + prof[2 * k_w :])
         tt = t[k_w:-k_w]
         threshold = config.min_line
     else:
@@ -338,7 +361,7 @@ def fit_rings(
             modes = [(m, p) for m in ("line", "edge") for p in (1, -1)]
             found = [off for m in ("line", "edge") for off, _ in edge_search_polarities(
                 gray_f, px, nrm, reach, replace(config, mode=m), (1, -1))]
-        best = _best_marking(pts, px, nrm, found, modes, thr, config)
+        best = _best_marking(pts, px, nrm, found, modes, thr, config, cell)
         if best is None:
             break
         good, target, mask, Hn, config = best
@@ -385,6 +408,7 @@ def outline_samples(
 def _best_marking(
     pts: FloatArray, px: FloatArray, nrm: FloatArray, found: list[FloatArray],
     modes: list[tuple[str, int]], thr: float, config: EdgeConfig,
+    cell: NDArray[np.int64] | None = None,
 ) -> tuple[NDArray[np.bool_], FloatArray, NDArray[Any], FloatArray, EdgeConfig] | None:
     """The marking whose found edges agree best on one grid homography.
 
@@ -421,6 +445,8 @@ def _best_marking(
     targets = [px[good] + nrm[good] * off[good, None]
                for good, off in zip(goods, found, strict=True)]
     tried = [i for i in range(len(modes)) if counts[i] >= 12]
+    if config.cell_share > 0 and cell is not None and len(tried) > 1:
+        return _marking_by_cells(pts, goods, targets, tried, modes, thr, config, cell)
     quick = {i: counts[i] for i in tried}
     if len(tried) > 1 and config.marking_screen_iters > 0:
         for i in tried:
@@ -440,9 +466,64 @@ def _best_marking(
             best = (int(mask.sum()), i, mask, Hn)
     if best is None:
         return None
+    if config.line_share > 0 and modes[best[1]][0] == "edge":
+        best = _line_instead(pts, goods, targets, counts, modes, thr, best, config.line_share)
     _, i, mask, Hn = best
     mode, pol = modes[i]
     return goods[i], targets[i], mask, Hn, replace(config, mode=mode, polarity=pol)
+
+
+def _marking_by_cells(
+    pts: FloatArray, goods: list[NDArray[np.bool_]], targets: list[FloatArray],
+    tried: list[int], modes: list[tuple[str, int]], thr: float, config: EdgeConfig,
+    cell: NDArray[np.int64],
+) -> tuple[NDArray[np.bool_], FloatArray, NDArray[Any], FloatArray, EdgeConfig] | None:
+    """``_best_marking`` by the cells that agree (``EdgeConfig.cell_share``): each marking's
+    RANSAC inliers counted per cell, the winner the marking with most cells holding at
+    least ``cell_share`` of their outline samples as inliers (then most inliers). A
+    crowded board's silhouettes and feet pile many inliers on some cells; a ring's arcs
+    spread over all of them."""
+    n_cells = int(cell.max()) + 1 if len(cell) else 0
+    per_cell = np.bincount(cell, minlength=n_cells)
+    best: tuple[tuple[int, int], int, NDArray[Any], FloatArray] | None = None
+    for i in tried:
+        Hn, mask = cv2.findHomography(pts[goods[i]], targets[i], cv2.RANSAC, thr,
+                                      maxIters=200)
+        if Hn is None or mask is None or mask.sum() < 12:
+            continue
+        inl = np.bincount(cell[goods[i]][mask.ravel().astype(bool)], minlength=n_cells)
+        agree = int((inl >= config.cell_share * np.maximum(per_cell, 1)).sum())
+        key = (agree, int(mask.sum()))
+        if best is None or key > best[0]:
+            best = (key, i, mask, Hn)
+    if best is None:
+        return None
+    _, i, mask, Hn = best
+    mode, pol = modes[i]
+    return goods[i], targets[i], mask, Hn, replace(config, mode=mode, polarity=pol)
+
+
+def _line_instead(
+    pts: FloatArray, goods: list[NDArray[np.bool_]], targets: list[FloatArray],
+    counts: list[int], modes: list[tuple[str, int]], thr: float,
+    best: tuple[int, int, NDArray[Any], FloatArray], share: float,
+) -> tuple[int, int, NDArray[Any], FloatArray]:
+    """``best`` (inliers, marking index, mask, homography), an edge marking, or the line
+    marking with most RANSAC inliers when they are at least ``share`` of ``best``'s
+    (``EdgeConfig.line_share``)."""
+    bar = share * best[0]
+    line: tuple[int, int, NDArray[Any], FloatArray] | None = None
+    for i, (mode, _) in enumerate(modes):
+        if mode != "line" or counts[i] < max(12.0, bar):
+            continue
+        Hn, mask = cv2.findHomography(pts[goods[i]], targets[i], cv2.RANSAC, thr,
+                                      maxIters=200)
+        if Hn is None or mask is None:
+            continue
+        n = int(mask.sum())
+        if n >= max(12.0, bar) and (line is None or n > line[0]):
+            line = (n, i, mask, Hn)
+    return best if line is None else line
 
 
 def grow_fit(
