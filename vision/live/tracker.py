@@ -970,7 +970,9 @@ class StateTracker:
         this hand with no hand to bring a piece) taken after the hand for reading surely,
         on which the image did not change over the turn as a piece there would change it:
         neither its change score (``change_arrival_min``) nor the change under the pieces
-        in front of it (``covered_change_min``); they stay flickers
+        in front of it, as :meth:`_covered_arrival` counts it (``covered_change_min`` of
+        its silhouette, more than on the front silhouettes outside it: a lamp changes
+        those along their whole outline); they stay flickers
         (``TrackerConfig.flicker_needs_change``). Only with the change measured and the
         view steady."""
         cfg = self.config
@@ -981,9 +983,11 @@ class StateTracker:
         unchanged = set()
         for cell in new_cells:
             under = covered.get(cell)
+            behind = (under is not None and under.visible < cfg.covered_change_max_visible
+                      and under.inside >= cfg.covered_change_min
+                      and under.outside < under.inside)
             if (cell in flickers and cell not in self._first_seen
-                    and change.get(cell, 0.0) < cfg.change_arrival_min
-                    and (under is None or under.inside < cfg.covered_change_min)):
+                    and change.get(cell, 0.0) < cfg.change_arrival_min and not behind):
                 unchanged.add(cell)
         self._arrivals.flicker |= unchanged
         return [c for c in new_cells if c not in unchanged]
