@@ -2098,3 +2098,43 @@ def test_a_hidden_cell_whose_change_lies_under_the_front_piece_is_the_move(
     if moved:
         assert any("rise above the pieces in front" in e.get("message", "") for e in events)
         assert feed.tracker._hidden_guess[c1] is True  # never read: no line rests on it
+
+
+@pytest.mark.parametrize("knob, placed, change, inside, outside, moves", [
+    (True, False, 0.0, 0.0, 0.0, []),  # a lamp, nothing placed, the image unchanged on c3
+    (False, False, 0.0, 0.0, 0.0, ["c3"]),  # knob off: the phantom taken as a move
+    (True, True, 0.6, 0.0, 0.0, ["c3"]),  # a piece put on c3 changes the image there: the move
+    (True, True, 0.0, 0.2, 0.0, ["c3"]),  # ...or where it rises above the pieces in front
+    (True, False, 0.0, 0.08, 1.5, []),  # ...but not along the front outlines (a lamp)
+    (True, False, None, 0.0, 0.0, ["c3"]),  # the change not measured: as before
+])
+def test_a_flicker_read_surely_after_a_hand_is_no_move_where_the_image_did_not_change(
+        knob, placed, change, inside, outside, moves):
+    # Fresh game 1035004 (30.7 degrees): d2, wholly behind a tall piece, read 0.77 as its
+    # phantom; a lamp held the gate busy 0.4 s, after which d2 read 0.907 with the image
+    # unchanged on it, and was taken as a move. A flicker read surely after a hand is a
+    # piece put there only if the image changed where that piece would stand.
+    from vision.live.change import CoveredChange
+
+    feed = Feed(StateTracker(config=TrackerConfig(flicker_needs_change=knob)))
+    feed.frames(1.0)
+    feed.place("a1", "LRSS")
+    c3 = Cell.from_name("c3")
+    phantom = {**feed.pieces, c3: Piece.from_symbol("DSTH")}
+    assert types(feed.frames(3.0, obs=_with_occupancy(readings_from_pieces(phantom), c3, 0.77))
+                 ) == []
+    feed.frames(0.4, busy=True)  # over min_hand_s: counts as a hand
+    if placed:
+        feed.pieces[c3] = Piece.from_symbol("DSTH")
+    scores = None if change is None else {c3: change, Cell.from_name("d4"): 0.0}
+    covered = {c3: CoveredChange(inside, outside, 0.1)} if inside else None
+    events = feed.frames(3.0, obs=_with_occupancy(readings_from_pieces(phantom), c3, 0.95),
+                         change=scores, covered=covered)
+    assert [e["name"] for e in events if e["type"] == "move"] == moves
+    if not moves:
+        # c3's real piece comes later, changing the image there: taken then
+        feed.frames(1.0, busy=True)
+        feed.pieces[c3] = Piece.from_symbol("DSTH")
+        events = feed.frames(2.0, obs=_with_occupancy(readings_from_pieces(phantom), c3, 0.97),
+                             change={c3: 0.7})
+        assert [e["name"] for e in events if e["type"] == "move"] == ["c3"]

@@ -746,9 +746,12 @@ class StateTracker:
         self._refused &= occupied  # seen empty: a piece put there later is a move
         # Busy frames came but too briefly for a hand (``min_hand_s``): a lamp, a flick.
         brief = self._busy_from is not None and not self._hand_since_settle
+        flickers = set(self._arrivals.flicker)
         new_cells = self._arrivals.likely(observation, sorted(occupied - recorded - self._refused),
                                           hand_since_settle=self._hand_since_settle,
                                           pending=self._first_seen, brief_busy=brief)
+        if self.config.flicker_needs_change:
+            new_cells = self._unchanged_flickers(new_cells, flickers)
         if self.config.weak_in_view_needs_change:
             new_cells = self._unchanged_weak(observation, new_cells)
         if self.config.changed_beside_unchanged:
@@ -960,6 +963,33 @@ class StateTracker:
                     and change.get(cell, 0.0) < cfg.change_arrival_min):
                 unchanged.add(cell)
         self._arrivals.doubtful |= unchanged
+        return [c for c in new_cells if c not in unchanged]
+
+    def _unchanged_flickers(self, new_cells: list[Cell], flickers: set[Cell]) -> list[Cell]:
+        """``new_cells`` less the flickers (``flickers``: cells that read occupied before
+        this hand with no hand to bring a piece) taken after the hand for reading surely,
+        on which the image did not change over the turn as a piece there would change it:
+        neither its change score (``change_arrival_min``) nor the change under the pieces
+        in front of it, as :meth:`_covered_arrival` counts it (``covered_change_min`` of
+        its silhouette, more than on the front silhouettes outside it: a lamp changes
+        those along their whole outline); they stay flickers
+        (``TrackerConfig.flicker_needs_change``). Only with the change measured and the
+        view steady."""
+        cfg = self.config
+        change = self._change
+        if not change or not self._hand_since_settle or self._view_moved:
+            return new_cells
+        covered = self._covered or {}
+        unchanged = set()
+        for cell in new_cells:
+            under = covered.get(cell)
+            behind = (under is not None and under.visible < cfg.covered_change_max_visible
+                      and under.inside >= cfg.covered_change_min
+                      and under.outside < under.inside)
+            if (cell in flickers and cell not in self._first_seen
+                    and change.get(cell, 0.0) < cfg.change_arrival_min and not behind):
+                unchanged.add(cell)
+        self._arrivals.flicker |= unchanged
         return [c for c in new_cells if c not in unchanged]
 
     def _changed_beside_unchanged(self, observation: Observation, new_cells: list[Cell],

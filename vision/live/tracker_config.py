@@ -89,6 +89,21 @@ class TrackerConfig:
     #: is taken as a later hand's piece only when it then reads at least this surely (a
     #: piece put there); until then, or until seen empty, it is a flicker, not a move.
     flicker_piece_probability: float = 0.9
+    #: ...and, with this, only when the image changed on it over the turn as a piece there
+    #: would change it (its change score at least ``change_arrival_min``, or the change
+    #: under the pieces in front of it as ``hidden_arrival_covered_change`` counts it),
+    #: where that change was measured (the view steady): a flicker already read occupied
+    #: before the hand, so a surer reading after it is no sign of a piece, while a piece
+    #: put there changes the image where it stands. Otherwise it stays a flicker (the
+    #: hidden-arrival rules may still take it on their own evidence). Fresh game 1035004
+    #: (30.7 degrees, a lamp at 22.2 s, helper-35f's (c)): d2, wholly behind c2's tall
+    #: piece (least share 0.01), read 0.77 as its phantom; a lamp held the gate busy 0.40 s
+    #: (over ``min_hand_s``), d2 read 0.907 under the new light with change 0.00 on it
+    #: (under the front piece 0.08 of its silhouette, but 1.56 on the front silhouettes
+    #: outside it: the lamp) and was taken as a move, a phantom; d2's real piece (move 14)
+    #: was then lost behind it.
+    #: Session 36 (helper-36h), docs/design.md.
+    flicker_needs_change: bool = False
     #: The last move is withdrawn when, on the first settle after a hand, its cell is in
     #: view (``min_visible_fraction``) and reads occupied at most this surely: placed pieces
     #: never move, so it was a hand standing still over the board, read as a piece (a
