@@ -52,8 +52,10 @@ def test_capping_the_brightest_samples_removes_a_glint_and_keeps_a_pit() -> None
     assert np.isclose(wall_spread(half, glint=3), wall_spread(half))
 
 
-def test_the_glint_cap_is_off_by_default() -> None:
-    assert ReaderConfig().hole_wall_glint_samples == 0
+def test_the_glint_cap_is_on_past_the_hollow_range_and_zero_is_the_plain_spread() -> None:
+    cfg = ReaderConfig()
+    assert cfg.hole_wall_glint_samples == 3
+    assert cfg.hole_wall_glint_from == 4.0
     ring = np.array(GLINT, float)
     assert np.isclose(wall_spread(ring, glint=0), np.std(ring))
 

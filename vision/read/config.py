@@ -121,8 +121,11 @@ class ReaderConfig:
     #: samples may be a glossy bore's own highlights (photoreal_dev's dark hollow tops), and
     #: they carry no extreme odds. Session 36 (helper-36e): fresh low-angle game 1035203's
     #: a3 (dark round tall SOLID; ring [4, 4, 4, 4, 6, 22, 31, 17, 5, 2, 3, 3, 4, 4, 4, 4],
-    #: top L 4.6) scored 9.4 (a false "all hollow"), about 1.3 with 3.
-    hole_wall_glint_samples: int = 0
+    #: top L 4.6) scored 9.4 (a false "all hollow"), 1.6 with 3 (the game exact and
+    #: silent). On: the fused reader's reports are identical on every still set measured
+    #: (low and mixed dev stills, photoreal_dev, the real photos; label's board) and the
+    #: hand-crafted reader's a little better (docs/design.md, Cell reader, session 36).
+    hole_wall_glint_samples: int = 3
     hole_wall_glint_from: float = 4.0
     #: Outline: how much better (in top-likeness, 0..1) the best square template must fit than
     #: the disc for "square" (square pieces score about 0.1, round ones about 0).
