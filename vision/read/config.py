@@ -110,6 +110,23 @@ class ReaderConfig:
     #: 18. Left off: the tops it is meant to mend got worse on the glossier renders
     #: (docs/design.md, Live, "Fresh figures, session 35").
     hole_wall_middle_spread: bool = False
+    #: A hole score past ``hole_wall_glint_from`` (the top of the hollow range above) is
+    #: taken again with the inner-wall ring's this many brightest samples lowered to the next
+    #: brightest, and the lower of the two kept (0 = off). A specular highlight on a glossy
+    #: rim is bright and small: it lights two or three of the ring's sixteen samples (22.5
+    #: degrees apart), and on a dark top (the spread is divided by the top's lightness + 10)
+    #: it alone can carry a solid top far past any hollow top's score; a pit's wall is lit
+    #: along a broad arc and shadowed along the rest, so its score stands without those
+    #: samples. Scores within the hollow range are left as they are: there a few bright
+    #: samples may be a glossy bore's own highlights (photoreal_dev's dark hollow tops), and
+    #: they carry no extreme odds. Session 36 (helper-36e): fresh low-angle game 1035203's
+    #: a3 (dark round tall SOLID; ring [4, 4, 4, 4, 6, 22, 31, 17, 5, 2, 3, 3, 4, 4, 4, 4],
+    #: top L 4.6) scored 9.4 (a false "all hollow"), 1.6 with 3 (the game exact and
+    #: silent). On: the fused reader's reports are identical on every still set measured
+    #: (low and mixed dev stills, photoreal_dev, the real photos; label's board) and the
+    #: hand-crafted reader's a little better (docs/design.md, Cell reader, session 36).
+    hole_wall_glint_samples: int = 3
+    hole_wall_glint_from: float = 4.0
     #: Outline: how much better (in top-likeness, 0..1) the best square template must fit than
     #: the disc for "square" (square pieces score about 0.1, round ones about 0).
     square_margin: float = 0.055

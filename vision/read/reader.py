@@ -158,7 +158,9 @@ def measure_cells(
     top_visible = _top_visibility(view, frames, occupied_p >= config.occupied_probability,
                                   height)
     top = top_features(view, frames, patch, height,
-                       middle_wall_spread=config.hole_wall_middle_spread)
+                       middle_wall_spread=config.hole_wall_middle_spread,
+                       wall_glint_samples=config.hole_wall_glint_samples,
+                       wall_glint_from=config.hole_wall_glint_from)
     side = body_colour(view, frames, patch, height)
     return CellFeatures(frames, profiles, colours, height, occupied_p, visible, top_visible, top,
                         patch, fit, colour_d, outline_max, side)

@@ -198,11 +198,14 @@ def top_colour_points(view: BoardView, frames: CellFrames, heights_m: FloatArray
 
 def top_features(
     view: BoardView, frames: CellFrames, patch: LabPatch, heights_m: FloatArray, *,
-    middle_wall_spread: bool = False,
+    middle_wall_spread: bool = False, wall_glint_samples: int = 0,
+    wall_glint_from: float = 0.0,
 ) -> TopFeatures:
     """Measure the top face of a piece of height ``heights_m[i]`` on every cell
     (``middle_wall_spread``: the wall's spread from the middle half of its samples,
-    ``ReaderConfig.hole_wall_middle_spread``)."""
+    ``ReaderConfig.hole_wall_middle_spread``; ``wall_glint_samples``: a hole score past
+    ``wall_glint_from`` is taken again with the ring's brightest few samples capped,
+    ``ReaderConfig.hole_wall_glint_samples``)."""
     f = frames.footprint_m
     grid, r = _top_grid(frames, heights_m)
     n_big = r.shape[0]
@@ -236,19 +239,49 @@ def top_features(
     ring_a = np.linspace(0.0, 2.0 * np.pi, 16, endpoint=False)
     ring = circle_points(frames, _WALL_R * f, heights_m[:, None], ring_a)[:, 0] + off[:, None, :]
     wall, _ = patch.sample(project_grid(view, ring))
-    spread = 50.0 * wall_spread(wall[..., 0], middle=middle_wall_spread) / (top[:, 0] + 10.0)
-    hole = _W_DARK * dark + spread / _SPREAD_UNIT
+    hole = hole_score(dark, wall[..., 0], top[:, 0], middle=middle_wall_spread,
+                      glint=wall_glint_samples, glint_from=wall_glint_from)
     return TopFeatures(hole, (square - disc).astype(np.float64), top.astype(np.float32),
                        np.maximum(square, disc).astype(np.float64))
 
 
-def wall_spread(lightness: NDArray[np.floating], *, middle: bool = False) -> FloatArray:
+def hole_score(
+    dark: FloatArray, wall: NDArray[np.floating], top_l: NDArray[np.floating], *,
+    middle: bool = False, glint: int = 0, glint_from: float = 0.0,
+) -> FloatArray:
+    """The hole evidence of each top: ``_W_DARK`` times the centre's darkening ``dark`` plus
+    the inner wall's lightness spread (``wall``: the ring's samples, last axis) in 2 % of the
+    top's lightness ``top_l`` + 10, per ``_SPREAD_UNIT``. With ``glint`` > 0 a score past
+    ``glint_from`` is taken again with the ring's ``glint`` brightest samples lowered to the
+    next brightest (:func:`wall_spread`) and the lower kept: a score past the hollow range
+    must stand without a glint, which is bright and small, while a lit pit wall is broad
+    (``ReaderConfig.hole_wall_glint_samples``, ``hole_wall_glint_from``)."""
+    spread = 50.0 * wall_spread(wall, middle=middle) / (top_l + 10.0)
+    hole = _W_DARK * dark + spread / _SPREAD_UNIT
+    if glint > 0:
+        spread = 50.0 * wall_spread(wall, middle=middle, glint=glint) / (top_l + 10.0)
+        capped = _W_DARK * dark + spread / _SPREAD_UNIT
+        hole = np.where(hole > glint_from, np.minimum(hole, capped), hole)
+    return np.asarray(hole, np.float64)
+
+
+def wall_spread(lightness: NDArray[np.floating], *, middle: bool = False,
+                glint: int = 0) -> FloatArray:
     """The spread of the lightness around each ring of inner-wall samples (last axis): the
     standard deviation, or (``middle``) the interquartile range as one (/ 1.349). A pit's
     wall is lit along about half its ring and shadowed along the rest, which both count; a
     glint on a glossy rim lights two or three samples of sixteen, which only the first
-    counts (``ReaderConfig.hole_wall_middle_spread``)."""
+    counts (``ReaderConfig.hole_wall_middle_spread``). With ``glint`` > 0 the ``glint``
+    brightest samples of each ring are first lowered to the next brightest one
+    (``ReaderConfig.hole_wall_glint_samples``): a highlight that narrow is no lit wall,
+    while a pit's lit half-ring and its shadowed side keep their spread."""
     values = np.asarray(lightness, np.float64)
+    if glint > 0:
+        n = values.shape[-1]
+        if glint >= n:
+            raise ValueError(f"glint {glint} must be fewer than the ring's {n} samples")
+        cap = np.partition(values, n - 1 - glint, axis=-1)[..., n - 1 - glint]
+        values = np.minimum(values, cap[..., None])
     if not middle:
         return np.asarray(np.std(values, axis=-1), np.float64)
     q1, q3 = np.percentile(values, [25.0, 75.0], axis=-1)
