@@ -83,8 +83,8 @@ def test_a_board_whose_far_side_is_hidden_is_placed_inside_its_near_sides(tmp_pa
     from vision.render import SceneOptions
 
     frame, label = render_labelled(3470005, tmp_path, SceneOptions(elevation_deg=(25.0, 32.0)))
-    assert not find_board(frame)
-    view = find_board(frame, config=replace(CONFIG, near_outline_search=True))
+    assert not find_board(frame, config=replace(CONFIG, near_outline_search=False))
+    view = find_board(frame)  # the search is on by default
     assert isinstance(view, BoardView), view
     assert max_cell_error(view, label) < 0.1
     # The search's own grid finds its three sides where it puts them; the same grid a row

@@ -10,6 +10,7 @@ from tests.locate.synth import draw_board, make_view
 from vision.geometry.board_view import BoardNotFound
 from vision.locate import BoardTracker, TrackerConfig
 from vision.locate.config import BumpConfig
+from vision.locate.finder import find_board
 
 
 def _bump():
@@ -61,6 +62,24 @@ def test_hand_over_the_board_keeps_the_pose_while_the_camera_is_still():
     for k in range(1, 8):  # 0.47 s of hand
         assert tracker.update(hand, k / 15.0)
     assert tracker.update(clean, 0.6) is not None
+
+
+def test_the_near_side_search_runs_until_the_board_is_first_found_not_on_re_finds():
+    # The near-side search costs seconds on a frame no search places: a live loop that has
+    # found the board once re-finds it by the usual searches (after the hand or the bump).
+    _, a, b = _bump()
+    configs = []
+
+    def finder(frame, **kwargs):
+        configs.append(kwargs["config"])
+        return find_board(frame, **kwargs)
+
+    tracker = BoardTracker(finder=finder)
+    blank = np.zeros_like(a)
+    assert not tracker.update(blank, 0.0)
+    assert tracker.update(a, 1.0)
+    assert tracker.update(b, 1.0 + 1 / 15.0)  # the bump: searched again
+    assert [c.near_outline_search for c in configs] == [True, True, False]
 
 
 def test_injected_finder_and_lost_board():

@@ -224,9 +224,12 @@ class LocateConfig:
     #: (horizontal field of view, degrees). The ``near_outline_max_grids`` grids placed
     #: inside holding the most peaks are fitted and judged as in the outline search, and
     #: taken at ``near_outline_min_score`` when the three sides, searched again around the
-    #: judged grid's square, lie within ``near_outline_max_corner_pitch`` of it. Off by
-    #: default (session 36, docs/design.md).
-    near_outline_search: bool = False
+    #: judged grid's square, lie within ``near_outline_max_corner_pitch`` of it. On (session
+    #: 36, the lead, docs/design.md): on the held-out 1360000-499 it found 2 of the 18 boards
+    #: every other search missed (both within 0.04 pitch), no found board changed, and no
+    #: board on 1360500-599; a board it does not find costs 2-4 s more CPU (a frame no
+    #: search places; `watch` retries only every ``retry_interval_s``).
+    near_outline_search: bool = True
     near_outline_hfovs: tuple[float, ...] = (50.0, 54.0, 58.0, 62.0, 66.0, 70.0, 75.0, 80.0,
                                              86.0)
     near_outline_max_grids: int = 8

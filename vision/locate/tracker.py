@@ -25,6 +25,7 @@ from __future__ import annotations
 import logging
 import math
 from collections.abc import Callable
+from dataclasses import replace
 
 import cv2
 import numpy as np
@@ -148,7 +149,13 @@ class BoardTracker:
     def _find(self, frame: NDArray[np.uint8], t: float) -> BoardView | BoardNotFound:
         self._last_search = t
         self.searches += 1
-        return self.finder(frame, intrinsics=self.intrinsics, config=self.locate_config)
+        config = self.locate_config
+        if self._was_found and config.near_outline_search:
+            # The board was found before, so the usual searches find it again once the hand
+            # or the bump has passed; the near-side search, which costs seconds on a frame no
+            # search places (a hand over a crowded board), would stall the live loop.
+            config = replace(config, near_outline_search=False)
+        return self.finder(frame, intrinsics=self.intrinsics, config=config)
 
     def _witnesses(self, cells: FloatArray) -> int:
         """How many cells still show their ring where the kept pose puts it."""
