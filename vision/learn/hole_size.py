@@ -34,6 +34,7 @@ from vision.geometry.board_view import BoardView
 from vision.learn.board_heights import board_height_evidence
 from vision.learn.config import BoardHeightConfig
 from vision.locate.fit import _maps, _remap_maps
+from vision.read.stats import median
 from vision.rules.board import Cell
 
 FloatArray = NDArray[np.float64]
@@ -198,7 +199,8 @@ def _coarse(patch: _Patch, centre: FloatArray, radii: FloatArray, max_offset: fl
         ox, oy = (g.ravel() for g in np.meshgrid(offs, offs))
         keep = ox * ox + oy * oy <= (span + 1e-9) ** 2
         cx, cy = c[0] + ox[keep], c[1] + oy[keep]
-        score = np.clip(patch.radial(cx, cy, radii, every=3), -5.0, 5.0).mean(axis=1)
+        g = patch.radial(cx, cy, radii, every=3)
+        score = np.clip(g, -5.0, 5.0, out=g).mean(axis=1)
         k, j = np.unravel_index(int(np.argmax(score)), score.shape)
         if score[k, j] > best[0]:
             best = (float(score[k, j]), float(cx[k]), float(cy[k]), float(radii[j]))
@@ -233,7 +235,7 @@ def _refine(patch: _Patch, cx: float, cy: float, r: float) -> tuple[float, float
                 return None
             fx, fy, fr = _circle_fit(ex[use], ey[use])
             res = np.hypot(ex - fx, ey - fy) - fr
-            mad = 1.4826 * float(np.median(np.abs(res[use]))) + 1e-9
+            mad = 1.4826 * float(median(np.abs(res[use]), axis=0)) + 1e-9
             use = ok & (np.abs(res) < 2.5 * mad)
         cx, cy, r = fx, fy, fr
     return cx, cy, r
