@@ -453,7 +453,11 @@ def _unoccluded(parts: list[NDArray[np.float64]], feats: CellFeatures, view: Boa
     points = [top_colour_points(view, frames, sampled), body_colour_points(view, frames, sampled)]
     top_seen = frames.top_sine >= ReaderConfig().min_top_sine
     least = (config.min_top_visible, config.min_side_visible)
-    mask = OcclusionMask(view, frames, heights_m=heights)
+    # The reader's silhouettes when the pieces stand at its heights (the same polygons).
+    same = getattr(feats, "silhouettes", None) is not None and np.array_equal(
+        heights, np.asarray(feats.height_m, np.float64))
+    mask = OcclusionMask(view, frames, heights_m=heights,
+                         polygons=feats.silhouettes if same else None)
     looked_up = [mask.mask_pixels(p) for p in points]
     out = [np.array(p, np.float64) for p in parts]
     for i in np.argsort(frames.depth_m):
