@@ -366,7 +366,7 @@ def test_colour_samples_on_a_nearer_piece_are_left_out() -> None:
     cfg = BoardColourConfig(occluded_parts=True, resampled_parts=False)
 
     def run(elevation: float, distance: float, occ_front: float, tall_front: float | None,
-            known: dict | None = None, drawn_tall: bool = True,
+            known: dict | None = None, drawn_tall: bool = True, occ_behind: float = 0.9,
             ) -> tuple[list[np.ndarray], list[np.ndarray], int, int]:
         view = make_view(elevation_deg=elevation, azimuth_deg=0.0, distance_m=distance)
         frames = cell_frames(view, 0.72)
@@ -385,7 +385,7 @@ def test_colour_samples_on_a_nearer_piece_are_left_out() -> None:
         parts = [np.tile(DARK, (16, 1)), np.tile(DARK, (16, 1))]
         parts[1][behind] = 0.5 * (LIGHT + DARK)  # the reader's sample: half the piece in front
         occ = [0.0] * 16
-        occ[front], occ[behind] = occ_front, 0.9
+        occ[front], occ[behind] = occ_front, occ_behind
         odds: list[dict[str, float | None]] = [{"color": None, "height": None}] * 16
         odds[front] = {"color": 0.1, "height": tall_front}
         odds[behind] = {"color": 0.6, "height": 0.1}
@@ -398,6 +398,10 @@ def test_colour_samples_on_a_nearer_piece_are_left_out() -> None:
     others = [i for i in range(16) if i != behind]
     np.testing.assert_array_equal(out[1][others], parts[1][others])
     np.testing.assert_array_equal(out[0], parts[0])  # every top in the clear
+    # The same cell read empty takes no part in the colour groups: its parts come back as
+    # measured, not measured again.
+    parts, out, front, behind = run(30.0, 0.5, 0.9, 0.1, drawn_tall=False, occ_behind=0.1)
+    np.testing.assert_array_equal(out[1], parts[1])
     # A tall piece in front at 45 degrees: most of the near side behind it is the tall one's,
     # too little is left (under ``min_side_visible``): dropped. The top is clear: kept.
     parts, out, front, behind = run(45.0, 0.4, 0.9, 0.9)

@@ -139,3 +139,29 @@ def test_a_lone_square_bore_says_nothing_of_its_height() -> None:
     # do not.
     assert max(abs(e) for e in _lone_square_evidence(HoleSizeConfig(square_ratio_steps=9))) < 0.1
     assert max(abs(e) for e in _lone_square_evidence(HoleSizeConfig())) > 0.2
+
+
+def test_the_lightness_is_converted_on_the_part_the_planes_read() -> None:
+    """The bores' planes are resampled from the Lab lightness of only the part of the frame
+    their points read (``_lightness``): the same values, to the last bit, as from the whole
+    frame, for points inside the frame, on its edges and past them (OpenCV's replicated
+    border reads the frame's edge either way)."""
+    import cv2
+
+    from vision.learn.hole_size import _lightness, _rectified
+
+    rng = np.random.default_rng(5)
+    frame = rng.integers(0, 256, (120, 160, 3), dtype=np.uint8)
+    whole = cv2.cvtColor(frame, cv2.COLOR_BGR2Lab)[:, :, 0].astype(np.float32) / 2.55
+    for lo, hi in (((40.3, 30.7), (90.2, 70.9)), ((-7.5, -3.2), (20.1, 15.0)),
+                   ((140.0, 100.0), (171.3, 130.6)), ((165.0, 50.0), (180.0, 60.0))):
+        xs = rng.uniform(lo[0], hi[0], (2, 21, 21))
+        ys = rng.uniform(lo[1], hi[1], (2, 21, 21))
+        maps = [np.stack([x, y], axis=-1).astype(np.float32) for x, y in zip(xs, ys)]
+        light, corner = _lightness(frame, maps)
+        assert light.size < whole.size or lo[0] < 0
+        for m in maps:
+            ref = cv2.remap(whole, np.ascontiguousarray(m[:, :, 0]),
+                            np.ascontiguousarray(m[:, :, 1]), cv2.INTER_LINEAR,
+                            borderMode=cv2.BORDER_REPLICATE)
+            np.testing.assert_array_equal(_rectified(light, corner, m), ref)

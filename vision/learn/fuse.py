@@ -444,7 +444,8 @@ def _unoccluded(parts: list[NDArray[np.float64]], feats: CellFeatures, view: Boa
                 known: Mapping[Cell, Piece] | None, config: BoardColourConfig,
                 ) -> list[NDArray[np.float64]]:
     """``parts`` (top, near side) with the sample points that fall on a nearer piece left
-    out (``BoardColourConfig.occluded_parts``).
+    out (``BoardColourConfig.occluded_parts``); the parts of cells read empty
+    (``occ`` under 0.5, which the colour groups leave out) are returned as measured.
 
     The geometric reader samples every cell's top and near side at the height it fitted there
     and judges what hides them only by the pieces it read itself, at its own heights (a cell it
@@ -481,11 +482,18 @@ def _unoccluded(parts: list[NDArray[np.float64]], feats: CellFeatures, view: Boa
     points = [top_colour_points(view, frames, sampled), body_colour_points(view, frames, sampled)]
     top_seen = frames.top_sine >= ReaderConfig().min_top_sine
     least = (config.min_top_visible, config.min_side_visible)
-    mask = OcclusionMask(view, frames, heights_m=heights)
+    # The reader's silhouettes when the pieces stand at its heights (the same polygons).
+    same = getattr(feats, "silhouettes", None) is not None and np.array_equal(
+        heights, np.asarray(feats.height_m, np.float64))
+    mask = OcclusionMask(view, frames, heights_m=heights,
+                         polygons=feats.silhouettes if same else None)
     looked_up = [mask.mask_pixels(p) for p in points]
     out = [np.array(p, np.float64) for p in parts]
     for i in np.argsort(frames.depth_m):
-        for k, (pixels, inside) in enumerate(looked_up):
+        # A cell read empty takes no part in the colour groups (``with_board_colours``
+        # uses only cells with P(occupied) >= 0.5): its parts are not measured again.
+        measured = occ[i] >= 0.5
+        for k, (pixels, inside) in enumerate(looked_up if measured else ()):
             clear = mask.uncovered_pixels(pixels[i], inside[i]) | ~inside[i]
             if not moved[i] and (clear.all() or np.isnan(out[k][i]).all()):
                 continue

@@ -33,7 +33,8 @@ from numpy.typing import NDArray
 from vision.geometry.board_view import BoardView
 from vision.learn.board_heights import board_height_evidence
 from vision.learn.config import BoardHeightConfig
-from vision.locate.fit import sample
+from vision.locate.fit import _maps, _remap_maps
+from vision.read.stats import median
 from vision.rules.board import Cell
 
 FloatArray = NDArray[np.float64]
@@ -101,17 +102,50 @@ class HoleSizeConfig:
                              f"{self.square_ratio_steps!r}")
 
 
-def _rectified(lab: NDArray[np.float32], view: BoardView, centre: FloatArray, half: float,
-               pixel: float) -> tuple[NDArray[np.float32], FloatArray]:
-    """Lightness of the plane z = PLANE_HEIGHT_M around ``centre`` (x, y), and its origin."""
+def _plane_points(view: BoardView, centre: FloatArray, half: float, pixel: float,
+                  ) -> tuple[NDArray[np.float32], FloatArray]:
+    """(n, n, 2) image points of the plane z = PLANE_HEIGHT_M around ``centre`` (x, y) at
+    ``pixel`` spacing, and the grid's origin."""
     n = round(2 * half / pixel) + 1
     g = centre[0] - half + pixel * np.arange(n), centre[1] - half + pixel * np.arange(n)
     xx, yy = np.meshgrid(*g)
     pts = np.column_stack([xx.ravel(), yy.ravel(), np.full(xx.size, PLANE_HEIGHT_M)])
     px = view.project(pts).astype(np.float32)
-    img = cv2.remap(lab, px[:, 0].reshape(n, n), px[:, 1].reshape(n, n), cv2.INTER_LINEAR,
-                    borderMode=cv2.BORDER_REPLICATE)
-    return img, np.array([g[0][0], g[1][0]])
+    return px.reshape(n, n, 2), np.array([g[0][0], g[1][0]])
+
+
+def _lightness(frame_bgr: NDArray[np.uint8], maps: list[NDArray[np.float32]],
+               ) -> tuple[NDArray[np.float32], tuple[int, int]]:
+    """Lab lightness (0-100) of the part of the frame that bilinear samples at ``maps`` (each
+    (n, n, 2) image points) read, and that part's top-left corner (x, y).
+
+    The colour conversion works pixel by pixel, so the part is converted alone (a few per
+    cent of the frame); it reaches two pixels past every point, or to the frame's edge,
+    where OpenCV's replicated border then reads the same pixels as on the whole frame."""
+    h, w = frame_bgr.shape[:2]
+    # Each coordinate reduced on its own (numpy reduces an axis of pairs slowly).
+    lo = np.array([min(float(m[:, :, k].min()) for m in maps) for k in (0, 1)])
+    hi = np.array([max(float(m[:, :, k].max()) for m in maps) for k in (0, 1)])
+    x0, y0, x1, y1 = 0, 0, w, h
+    if np.all(np.isfinite(lo)) and np.all(np.isfinite(hi)) and max(np.abs(lo).max(),
+                                                                   np.abs(hi).max()) < 1e5:
+        x0 = min(max(0, math.floor(lo[0]) - 2), w - 1)
+        y0 = min(max(0, math.floor(lo[1]) - 2), h - 1)
+        x1 = max(min(w, math.floor(hi[0]) + 3), x0 + 1)
+        y1 = max(min(h, math.floor(hi[1]) + 3), y0 + 1)
+    part = frame_bgr[y0:y1, x0:x1]
+    light = cv2.cvtColor(part, cv2.COLOR_BGR2Lab)[:, :, 0].astype(np.float32) / 2.55
+    return light, (x0, y0)
+
+
+def _rectified(light: NDArray[np.float32], corner: tuple[int, int],
+               points: NDArray[np.float32]) -> NDArray[np.float32]:
+    """``light`` (whose top-left pixel is the frame's ``corner``) resampled at the frame's
+    (n, n, 2) image ``points``. The points move by whole pixels, exact in float32."""
+    x = points[:, :, 0] - np.float32(corner[0]) if corner[0] else points[:, :, 0]
+    y = points[:, :, 1] - np.float32(corner[1]) if corner[1] else points[:, :, 1]
+    return cv2.remap(light, np.ascontiguousarray(x), np.ascontiguousarray(y), cv2.INTER_LINEAR,
+                     borderMode=cv2.BORDER_REPLICATE)
 
 
 class _Patch:
@@ -131,11 +165,19 @@ class _Patch:
         """(len(cx), N_RAYS // every, len(radii)) derivative of lightness along each ray
         (every ``every``-th ray)."""
         d = self.dirs[::every]
-        px = cx[:, None, None] + radii[None, None, :] * d[None, :, 0, None]
-        py = cy[:, None, None] + radii[None, None, :] * d[None, :, 1, None]
-        u = (px - self.origin[0]) / self.pixel
-        v = (py - self.origin[1]) / self.pixel
-        a, b = sample(self.gx, u, v), sample(self.gy, u, v)
+        u = cx[:, None, None] + radii[None, None, :] * d[None, :, 0, None]
+        v = cy[:, None, None] + radii[None, None, :] * d[None, :, 1, None]
+        # (p - origin) / pixel in place; both derivatives sampled at the same remap maps.
+        u -= self.origin[0]
+        u /= self.pixel
+        v -= self.origin[1]
+        v /= self.pixel
+        n = u.size
+        maps = _maps(n)
+        maps[0, :n] = u.ravel()
+        maps[1, :n] = v.ravel()
+        a = _remap_maps(self.gx, maps, n).reshape(u.shape)
+        b = _remap_maps(self.gy, maps, n).reshape(u.shape)
         return np.asarray(a * d[None, :, 0, None] + b * d[None, :, 1, None], np.float64)
 
 
@@ -157,7 +199,8 @@ def _coarse(patch: _Patch, centre: FloatArray, radii: FloatArray, max_offset: fl
         ox, oy = (g.ravel() for g in np.meshgrid(offs, offs))
         keep = ox * ox + oy * oy <= (span + 1e-9) ** 2
         cx, cy = c[0] + ox[keep], c[1] + oy[keep]
-        score = np.clip(patch.radial(cx, cy, radii, every=3), -5.0, 5.0).mean(axis=1)
+        g = patch.radial(cx, cy, radii, every=3)
+        score = np.clip(g, -5.0, 5.0, out=g).mean(axis=1)
         k, j = np.unravel_index(int(np.argmax(score)), score.shape)
         if score[k, j] > best[0]:
             best = (float(score[k, j]), float(cx[k]), float(cy[k]), float(radii[j]))
@@ -192,7 +235,7 @@ def _refine(patch: _Patch, cx: float, cy: float, r: float) -> tuple[float, float
                 return None
             fx, fy, fr = _circle_fit(ex[use], ey[use])
             res = np.hypot(ex - fx, ey - fy) - fr
-            mad = 1.4826 * float(np.median(np.abs(res[use]))) + 1e-9
+            mad = 1.4826 * float(median(np.abs(res[use]), axis=0)) + 1e-9
             use = ok & (np.abs(res) < 2.5 * mad)
         cx, cy, r = fx, fy, fr
     return cx, cy, r
@@ -212,17 +255,17 @@ def hole_log_sizes(frame_bgr: NDArray[np.uint8], view: BoardView, cells: list[Ce
     if cam_z <= 2.0 * PLANE_HEIGHT_M:
         return out
     ring = view.spec.cell_diameter_m
-    lab = cv2.cvtColor(frame_bgr, cv2.COLOR_BGR2Lab)[:, :, 0].astype(np.float32) / 2.55
     # To the plane: sizes on the board plane times (C - z) / C.
     plane = (cam_z - PLANE_HEIGHT_M) / cam_z
     lo, hi = (v * ring * plane for v in cfg.radius_range_rings)
     half = hi * 1.25 + cfg.max_offset_m
     patches, firsts = [], []
     radii = np.exp(np.linspace(math.log(lo), math.log(hi), 30))
-    for cell in cells:
-        centre = np.asarray(view.spec.cell_center(cell), np.float64)[:2]
-        light, origin = _rectified(lab, view, centre, half, cfg.pixel_m)
-        patch = _Patch(light, origin, cfg.pixel_m)
+    centres = [np.asarray(view.spec.cell_center(cell), np.float64)[:2] for cell in cells]
+    grids = [_plane_points(view, centre, half, cfg.pixel_m) for centre in centres]
+    light, corner = _lightness(frame_bgr, [points for points, _ in grids])
+    for centre, (points, origin) in zip(centres, grids, strict=True):
+        patch = _Patch(_rectified(light, corner, points), origin, cfg.pixel_m)
         patches.append((patch, centre))
         firsts.append(_coarse(patch, centre, radii, cfg.max_offset_m))
     median_r = float(np.median([f[3] for f in firsts]))

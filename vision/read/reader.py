@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import dataclasses
 import logging
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 import numpy as np
@@ -71,6 +72,9 @@ class CellFeatures:
     #: (16, 3) Lab colour of the near face of each cell's piece at its fitted height
     #: (``appearance.body_colour``); the top's colour is ``top.top_lab``.
     side_lab: FloatArray
+    #: The occlusion silhouettes of the pieces at ``height_m`` on ``frames``
+    #: (``OcclusionMask.polygons``), for later masks of the same pieces.
+    silhouettes: Mapping[tuple[int, float], NDArray[np.int32]] | None = None
 
 
 def _logistic(x: FloatArray) -> FloatArray:
@@ -152,18 +156,20 @@ def measure_cells(
     f = frames.footprint_m
     fit = _refine_heights(view, frames, patch, fit, taking_part, config, memory)
     height = np.where(fit.tall_probability >= 0.5, fit.tall_m, fit.short_m)
-    # Pass 2: occupancy and visibility again, now with the fitted heights of nearer pieces.
+    # Pass 2: occupancy and visibility again, now with the fitted heights of nearer pieces
+    # (the silhouettes at those heights projected once for this pass and the tops' check).
+    silhouettes = OcclusionMask(view, frames, heights_m=height).polygons
     occupied_p, colour_d, visible, outline_max = _occupancy_pass(
-        view, frames, colours, outline_nominal, top_centres, height, config)
+        view, frames, colours, outline_nominal, top_centres, height, config, silhouettes)
     top_visible = _top_visibility(view, frames, occupied_p >= config.occupied_probability,
-                                  height)
+                                  height, silhouettes)
     top = top_features(view, frames, patch, height,
                        middle_wall_spread=config.hole_wall_middle_spread,
                        wall_glint_samples=config.hole_wall_glint_samples,
                        wall_glint_from=config.hole_wall_glint_from)
     side = body_colour(view, frames, patch, height)
     return CellFeatures(frames, profiles, colours, height, occupied_p, visible, top_visible, top,
-                        patch, fit, colour_d, outline_max, side)
+                        patch, fit, colour_d, outline_max, side, silhouettes)
 
 
 def _refine_heights(
@@ -195,15 +201,17 @@ def _refine_heights(
 def _occupancy_pass(
     view: BoardView, frames: CellFrames, colours: CellColours, outline: FloatArray,
     top_centres: FloatArray, heights_m: FloatArray, config: ReaderConfig,
+    silhouettes: Mapping[tuple[int, float], NDArray[np.int32]] | None = None,
 ) -> tuple[FloatArray, FloatArray, FloatArray, FloatArray]:
     """Walk the cells from the camera outwards: occupancy from the footprint samples and the
     candidate tops that no nearer (occupied) piece hides, and each piece's visible fraction.
 
     Returns occupancy probabilities, footprint colour distances (NaN when hidden), visible
-    fractions and the best unhidden outline fit, all (16,).
+    fractions and the best unhidden outline fit, all (16,). ``silhouettes``: the mask's
+    polygons at ``heights_m`` when already projected (``OcclusionMask.polygons``).
     """
     dist = colours.board_distance()
-    mask = OcclusionMask(view, frames, heights_m=heights_m)
+    mask = OcclusionMask(view, frames, heights_m=heights_m, polygons=silhouettes)
     occupied_p = np.zeros(16)
     colour_d = np.full(16, np.nan)
     visible = np.ones(16)
@@ -225,13 +233,15 @@ def _occupancy_pass(
 
 
 def _top_visibility(
-    view: BoardView, frames: CellFrames, occupied: NDArray[np.bool_], heights_m: FloatArray
+    view: BoardView, frames: CellFrames, occupied: NDArray[np.bool_], heights_m: FloatArray,
+    silhouettes: Mapping[tuple[int, float], NDArray[np.int32]] | None = None,
 ) -> FloatArray:
-    """(16,) share of each top face's centre region not hidden by nearer pieces."""
+    """(16,) share of each top face's centre region not hidden by nearer pieces
+    (``silhouettes`` as in :func:`_occupancy_pass`)."""
     f = frames.footprint_m
     a = np.linspace(0.0, 2.0 * np.pi, 12, endpoint=False)
     pts = project_grid(view, circle_points(frames, 0.3 * f, heights_m[:, None], a))[:, 0]
-    mask = OcclusionMask(view, frames, heights_m=heights_m)
+    mask = OcclusionMask(view, frames, heights_m=heights_m, polygons=silhouettes)
     pixels, inside = mask.mask_pixels(pts)
     out = np.ones(16)
     for i in np.argsort(frames.depth_m):

@@ -12,6 +12,8 @@ pixels are those of the polygon drawn into the whole mask, at a small share of t
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import cv2
 import numpy as np
 from numpy.typing import NDArray
@@ -38,10 +40,15 @@ class OcclusionMask:
         in most orientations without swallowing the neighbours).
     heights_m : optional (16,) height of the piece on each cell: those 16 silhouettes are
         then projected at once (others are still projected when asked for).
+    polygons : optional :attr:`polygons` of another mask made with the same ``view``,
+        ``frames``, ``width_factor`` and ``heights_m``: taken instead of projecting them again
+        (the same polygons).
     """
 
     def __init__(self, view: BoardView, frames: CellFrames, width_factor: float = 1.1,
-                 heights_m: FloatArray | None = None) -> None:
+                 heights_m: FloatArray | None = None,
+                 polygons: Mapping[tuple[int, float], NDArray[np.int32]] | None = None,
+                 ) -> None:
         w, h = view.camera.intrinsics.size_wh
         self._size = (max(1, int(h * _MASK_SCALE) + 1), max(1, int(w * _MASK_SCALE) + 1))
         self._union = np.zeros(self._size, dtype=np.uint8)
@@ -50,10 +57,17 @@ class OcclusionMask:
         self._width = width_factor * frames.footprint_m
         self._last: tuple[int, float, _Patch] | None = None
         self._polygons: dict[tuple[int, float], NDArray[np.int32]] = {}
-        if heights_m is not None:
+        if polygons is not None:
+            self._polygons = dict(polygons)
+        elif heights_m is not None:
             hs = np.asarray(heights_m, dtype=np.float64)
             polys = silhouette_polygons(view, frames, self._width, hs)
             self._polygons = {(i, float(hs[i])): poly for i, poly in enumerate(polys)}
+
+    @property
+    def polygons(self) -> Mapping[tuple[int, float], NDArray[np.int32]]:
+        """The silhouettes projected at construction, by (cell index, height)."""
+        return self._polygons
 
     def _patch(self, cell_index: int, height_m: float) -> _Patch:
         """One piece's silhouette within its bounding box (the last one is kept for reuse)."""
