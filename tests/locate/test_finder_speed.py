@@ -159,3 +159,100 @@ def test_network_input_channel_means_equal_numpy_bit_for_bit():
         got = normalise_input(small)
         assert got.shape[0] % PAD_MULTIPLE == 0 and got.shape[1] % PAD_MULTIPLE == 0
         np.testing.assert_array_equal(got[: shape[0], : shape[1]], x)
+
+
+@pytest.mark.parametrize("mode", ["edge", "line"])
+def test_edge_search_equals_profiles_sampled_from_float64_coordinates(mode):
+    """The profile coordinates written straight into the remap maps, and the argmax taken
+    along each point's row, give the numbers of the plain form: float64 coordinates
+    sampled through ``sample``, weighted, transposed and searched."""
+    from vision.locate.fit import edge_search, image_normals, ring_model_points, sample
+    from vision.locate.lattice import apply_h
+
+    image = _ring_image(2)
+    pts, rad = ring_model_points(0.42, 24)
+    px = apply_h(H_GRID, pts)
+    nrm = image_normals(H_GRID, pts, rad)
+    edge = EdgeConfig(mode=mode, max_tangent_ratio=0.0)
+    reach, s = 5.0, edge.step_px
+    pad = s + (edge.line_halfwidth_px if mode == "line" else 0.0)
+    t = np.arange(-reach - pad, reach + pad + 1e-9, s)
+    prof = sample(image, px[:, 0] + nrm[:, 0] * t[:, None], px[:, 1] + nrm[:, 1] * t[:, None])
+    if mode == "line":
+        k_w = max(1, round(edge.line_halfwidth_px / s))
+        diff, tt = prof[k_w:-k_w] - 0.5 * (prof[: -2 * k_w] + prof[2 * k_w:]), t[k_w:-k_w]
+    else:
+        diff, tt = (prof[2:] - prof[:-2]) / (2 * s), t[1:-1]
+    d = np.abs(diff)
+    w = 1.0 - 0.3 * (np.abs(tt) / reach)
+    k = np.argmax((d * w[:, None]).T, axis=1)
+    strength = d[k, np.arange(len(k))]
+    off, found_strength = edge_search(image, px, nrm, reach, edge, polarity=0)
+    assert np.array_equal(found_strength, strength)
+    threshold = edge.min_line if mode == "line" else edge.min_edge
+    found = np.isfinite(off)
+    assert np.array_equal(found, strength >= threshold)
+    # Each found edge lies within half a step of the profile sample it peaked at.
+    assert np.all(np.abs(off[found] - tt[k[found]]) <= 0.5 * s + 1e-12)
+    assert found.mean() > 0.5  # the drawn rings are found
+
+
+def test_best_window_hands_the_judge_the_offsets_it_would_search_again():
+    from vision.locate.verify import (
+        best_window,
+        cell_offsets,
+        contrast_clear_of_outline,
+        grid_contrast,
+    )
+
+    image = _ring_image(3)
+    edge = EdgeConfig(mode="edge", polarity=0)
+    # The grid as drawn, and moved so that some outlines leave the image.
+    for H in (H_GRID, H_GRID @ np.array([[1.0, 0.0, 5.5], [0.0, 1.0, -4.2], [0.0, 0.0, 1.0]])):
+        cells: list[np.ndarray] = []
+        best_window(image, H, 0.42, edge, 0.0, cells)
+        fresh = cell_offsets(image, H, 0.42, edge)
+        assert len(cells) == 1 and np.array_equal(cells[0], fresh, equal_nan=True)
+        for a, b in zip(grid_contrast(image, H, 0.42, edge),
+                        grid_contrast(image, H, 0.42, edge, offsets=cells[0]), strict=True):
+            assert np.array_equal(a, b)
+        to_board = np.array([[0.7071, -0.7071, 0.0], [0.7071, 0.7071, -2.1213],
+                             [0.0, 0.0, 1.0]])
+        plain = contrast_clear_of_outline(image, H, 0.42, edge, to_board, 2.6, 0.3)
+        reused = contrast_clear_of_outline(image, H, 0.42, edge, to_board, 2.6, 0.3,
+                                           offsets=cells[0])
+        assert plain == reused
+    # The moved grid has outline points outside the image (which ``best_window`` does not
+    # count but hands on as searched).
+    from vision.locate.fit import ring_model_points
+    from vision.locate.lattice import apply_h
+    px = apply_h(H, ring_model_points(0.42, edge.samples_per_ring)[0])
+    assert (px[:, 0] >= image.shape[1]).any()
+    on, off = grid_contrast(image, H_GRID, 0.42, edge)
+    assert on.mean() > off.mean() + 0.3  # the drawn rings stand out from the shifted ones
+
+
+def test_peak_lattices_grown_with_shared_fits_equal_fresh_ones():
+    from vision.locate import peak_grid
+    from vision.locate.config import LocateConfig
+
+    rng = np.random.default_rng(5)
+    nodes = np.mgrid[0:4, 0:4].reshape(2, -1).T.astype(np.float64)
+    true = np.column_stack([nodes, np.ones(16)]) @ H_GRID.T
+    true = true[:, :2] / true[:, 2:3]
+    pts = np.vstack([true + rng.normal(0, 0.7, true.shape),
+                     rng.uniform(true.min(axis=0) - 60, true.max(axis=0) + 60, (6, 2))])
+    pts = pts[rng.permutation(len(pts))]
+    cfg = LocateConfig()
+    fits = peak_grid._Fits(pts, cfg.peak_tol_pitch)
+    seeds = list(peak_grid._seed_lattices(pts, set(), cfg))
+    assert len(seeds) > 3
+    for H0 in seeds:
+        shared = peak_grid._grow(H0, pts, cfg.peak_tol_pitch, fits)
+        fresh = peak_grid._grow(H0, pts, cfg.peak_tol_pitch)
+        assert np.array_equal(shared[0], fresh[0])
+        assert all(np.array_equal(a, b) for a, b in zip(shared[1:3], fresh[1:3], strict=True))
+        assert shared[3] == fresh[3]
+    assert len(fits._refits) < 4 * len(seeds)  # seeds came to the same matches
+    best = peak_grid.peak_hypotheses(pts, np.linspace(0.9, 0.3, len(pts)), cfg)[0]
+    assert best.inliers == 16

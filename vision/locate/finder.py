@@ -192,9 +192,11 @@ def fit_grid(gray_work: NDArray[np.float32], hyps: list[LatticeHypothesis],
                     else config.reach_schedule)
         reaches = tuple(max(1.0, f * pitch) for f in schedule)
         Hf, rf, _, edge = grow_fit(gray_work, H, radius, reaches, edge, seeds, measure=False)
+        cells: list[FloatArray] = []  # the judged grid's own cells' edge offsets
         for _round in range(3):
+            cells.clear()
             (dx, dy), inner, outer = best_window(gray_work, Hf, rf, edge,
-                                                 config.window_shift_margin)
+                                                 config.window_shift_margin, cells)
             if (dx, dy) == (0, 0) or _round == 2:
                 break
             # Node (dx, dy) of the old grid becomes the new origin.
@@ -202,14 +204,16 @@ def fit_grid(gray_work: NDArray[np.float32], hyps: list[LatticeHypothesis],
             Hf, rf, _, edge = fit_rings(gray_work, Hf, rf, reaches[-2:], edge, measure=False)
         if (dx, dy) != (0, 0):
             # Recompute the window figures for the grid as it now stands.
-            _, inner, outer = best_window(gray_work, Hf, rf, edge, config.window_shift_margin)
+            cells.clear()
+            _, inner, outer = best_window(gray_work, Hf, rf, edge, config.window_shift_margin,
+                                          cells)
         if hyp.source == "peaks" and drift_pitch(Hf, H) > config.peak_max_drift_pitch:
             # The network placed every cell; edges that pull the grid off those places
             # are the outlines of pieces, not of cells.
             log.debug("rejected: the fit left the cell centres the network found")
             continue
         judged = _judge(gray_work, Hf, rf, edge, inner, outer, ells or [],
-                        np.zeros((0, 2)) if peaks is None else peaks, config)
+                        np.zeros((0, 2)) if peaks is None else peaks, config, cells[0])
         if judged is not None and (best is None or judged[0] > best[2]):
             best = (Hf, rf, judged[0], edge, judged[1])
             if best[2] >= config.sure_board_score:
@@ -242,8 +246,11 @@ def edge_threshold(gray_f: NDArray[np.float32], config: LocateConfig) -> float:
 
 def _judge(gray_work: NDArray[np.float32], Hf: FloatArray, rf: float, edge: EdgeConfig,
            inner: float, outer: float, ells: list[Ellipse], peaks: FloatArray,
-           config: LocateConfig) -> tuple[float, LayoutFit] | None:
-    """Score of a fitted grid as a board, or None when it fails a check."""
+           config: LocateConfig, cells: FloatArray | None = None,
+           ) -> tuple[float, LayoutFit] | None:
+    """Score of a fitted grid as a board, or None when it fails a check. ``cells``: the
+    grid's 16 cells' edge offsets at 1.5 px (``best_window``'s ``cells_out``), when known:
+    they are not searched again."""
     size_wh = (gray_work.shape[1], gray_work.shape[0])
     if not plausible_grid(Hf, size_wh, config.min_ring_axis_px, config.max_foreshortening):
         log.debug("rejected: implausible grid")
@@ -258,7 +265,7 @@ def _judge(gray_work: NDArray[np.float32], Hf: FloatArray, rf: float, edge: Edge
     if n_cand < config.min_candidates_on_grid:
         log.debug("rejected: %d ring candidates on the grid", n_cand)
         return None
-    on_sup, off_sup = grid_contrast(gray_work, Hf, rf, edge)
+    on_sup, off_sup = grid_contrast(gray_work, Hf, rf, edge, offsets=cells)
     # Enough cells must show most of their outline (texture spreads weak support evenly).
     seen = int((on_sup >= config.cell_seen_support).sum())
     if seen < config.min_cells_seen:
@@ -277,7 +284,7 @@ def _judge(gray_work: NDArray[np.float32], Hf: FloatArray, rf: float, edge: Edge
     # The rings' own evidence: not where the board's edge runs.
     to_board = np.asarray(np.linalg.inv(board_to_grid(lay.rotation_deg)), dtype=np.float64)
     clear = contrast_clear_of_outline(gray_work, Hf, rf, edge, to_board, lay.side / 2.0,
-                                      config.outline_clearance_pitch)
+                                      config.outline_clearance_pitch, offsets=cells)
     contrast = min(contrast, clear)
     if contrast < config.min_ring_contrast:
         log.debug("rejected: ring contrast clear of the outline %.2f", clear)
@@ -684,8 +691,9 @@ def _outline_search(frame: NDArray[np.uint8], work: NDArray[np.uint8],
         Hf, rf, _, ef = grow_fit(work_f, H0, radius, reaches, e,
                                  np.zeros((0, 2), dtype=np.int64), measure=False)
         for H, r, ee in ((H0, radius, e), (Hf, rf, ef)):
-            _, inner, outer = best_window(work_f, H, r, ee, no_shift)
-            judged = _judge(work_f, H, r, ee, inner, outer, [], peaks[0], config)
+            cells: list[FloatArray] = []
+            _, inner, outer = best_window(work_f, H, r, ee, no_shift, cells)
+            judged = _judge(work_f, H, r, ee, inner, outer, [], peaks[0], config, cells[0])
             if judged is None or (best is not None and judged[0] <= best[2]):
                 continue
             if (outline_corner_pitch(work_f, H, judged[1], edge, config)
@@ -836,16 +844,18 @@ def _line_marking_recheck(
     arcs are; an engraved or printed ring is a line, which no piece makes. The marking is
     chosen by the matches' agreement on one grid (``fit._best_marking``), and a crowded
     board's silhouettes agree well enough to pull the grid off."""
-    _, inner, outer = best_window(work_f, H_work, radius, edge, 1e9)
-    own = _judge(work_f, H_work, radius, edge, inner, outer, [], peaks, config)
+    cells: list[FloatArray] = []
+    _, inner, outer = best_window(work_f, H_work, radius, edge, 1e9, cells)
+    own = _judge(work_f, H_work, radius, edge, inner, outer, [], peaks, config, cells[0])
     bar = (own[0] if own is not None else -math.inf) + config.line_marking_recheck_margin
     best: tuple[float, FloatArray, float, EdgeConfig, LayoutFit] | None = None
     reaches = tuple(max(1.0, f * _pitch_px(H_work)) for f in config.reach_schedule)
     for polarity in (1, -1):
         Hf, rf, _, ef = fit_rings(work_f, H_work, radius, reaches,
                                   replace(edge, mode="line", polarity=polarity), measure=False)
-        _, inner, outer = best_window(work_f, Hf, rf, ef, 1e9)
-        judged = _judge(work_f, Hf, rf, ef, inner, outer, [], peaks, config)
+        cells.clear()
+        _, inner, outer = best_window(work_f, Hf, rf, ef, 1e9, cells)
+        judged = _judge(work_f, Hf, rf, ef, inner, outer, [], peaks, config, cells[0])
         if judged is not None and judged[0] > bar and (best is None or judged[0] > best[0]):
             best = (judged[0], Hf, rf, ef, judged[1])
     if best is None:

@@ -42,6 +42,9 @@ _SPAN = 4
 #: The 16 nodes of a 4x4 window, and the 36 of the window with one ring of nodes around it.
 _NODES = np.mgrid[0:_SPAN, 0:_SPAN].reshape(2, -1).T.astype(np.float64)
 _AROUND = np.mgrid[-1:_SPAN + 1, -1:_SPAN + 1].reshape(2, -1).T.astype(np.float64)
+#: The nodes within 1, 2 and 3 steps of a lattice's seed node, as ``_grow`` matches them.
+_REACH_NODES = {reach: np.mgrid[-reach:reach + 1, -reach:reach + 1].reshape(2, -1).T
+                .astype(np.float64) for reach in (1, 2, 3)}
 
 
 def frame_peaks(frame: NDArray[np.uint8], scale: float, config: LocateConfig,
@@ -112,20 +115,49 @@ def _match(H: FloatArray, nodes: FloatArray, points: FloatArray, tol: float,
     return sel, node[sel].astype(np.int64)
 
 
-def _grow(H: FloatArray, points: FloatArray, tol: float,
+class _Fits:
+    """``_match`` and ``refit_lattice`` over one set of ``points``, each result kept by its
+    exact inputs: lattices grown from different seeds (or one seed's successive reaches)
+    often come to the same matches, and the same inputs give the same grid."""
+
+    def __init__(self, points: FloatArray, tol: float) -> None:
+        self.points, self.tol = points, tol
+        self._matches: dict[tuple[bytes, bytes], tuple[NDArray[np.int64],
+                                                       NDArray[np.int64]]] = {}
+        self._refits: dict[tuple[bytes, bytes], FloatArray | None] = {}
+
+    def match(self, H: FloatArray, nodes: FloatArray,
+              ) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+        key = (np.ascontiguousarray(H).tobytes(), nodes.tobytes())
+        if key not in self._matches:
+            self._matches[key] = _match(H, nodes, self.points, self.tol)
+        idx, matched = self._matches[key]
+        return idx.copy(), matched.copy()
+
+    def refit(self, nodes: NDArray[np.int64], idx: NDArray[np.int64]) -> FloatArray | None:
+        key = (np.ascontiguousarray(nodes, dtype=np.int64).tobytes(),
+               np.ascontiguousarray(idx, dtype=np.int64).tobytes())
+        if key not in self._refits:
+            self._refits[key] = refit_lattice(nodes, self.points[idx])
+        H = self._refits[key]
+        return None if H is None else H.copy()
+
+
+def _grow(H: FloatArray, points: FloatArray, tol: float, fits: _Fits | None = None,
           ) -> tuple[FloatArray, NDArray[np.int64], NDArray[np.int64], int]:
     """Grow the lattice ``H`` (grid -> pixels) over ``points``: the nodes within 1, 2 and 3
     steps of the seed node (0, 0) are matched and the lattice refitted after each ring of
     nodes; then the 4x4 window holding most matches is matched and refitted alone (a point
     beyond it would pull the fit away from the board). Returns H with the window's first node
     at (0, 0), the matched point indices and their nodes (0..3), and how many points lie on
-    the ring of nodes just outside the window (a board has none: its lattice ends)."""
+    the ring of nodes just outside the window (a board has none: its lattice ends).
+    ``fits``: the matches and refits of earlier calls on the same points and tolerance."""
+    fits = fits if fits is not None else _Fits(points, tol)
     idx = np.zeros(0, np.int64)
     nodes = np.zeros((0, 2), np.int64)
     for reach in (1, 2, 3):
-        g = np.mgrid[-reach:reach + 1, -reach:reach + 1].reshape(2, -1).T.astype(np.float64)
-        idx, nodes = _match(H, g, points, tol)
-        Hn = refit_lattice(nodes, points[idx])
+        idx, nodes = fits.match(H, _REACH_NODES[reach])
+        Hn = fits.refit(nodes, idx)
         if Hn is None:
             return H, idx[:0], nodes[:0], 0
         H = Hn
@@ -138,12 +170,12 @@ def _grow(H: FloatArray, points: FloatArray, tol: float,
         if (fitted is not None and np.array_equal(fit_nodes, fitted[0])
                 and np.array_equal(fit_idx, fitted[1])):
             break  # the same points again: the same grid and the same matches
-        Hn = refit_lattice(fit_nodes, points[fit_idx])
+        Hn = fits.refit(fit_nodes, fit_idx)
         if Hn is None:
             return H, idx[:0], nodes[:0], 0
         H, lo = Hn, np.zeros(2, np.int64)
         fitted = (fit_nodes, fit_idx)
-        idx, nodes = _match(H, _AROUND, points, tol)
+        idx, nodes = fits.match(H, _AROUND)
         inside = np.all((nodes >= 0) & (nodes < _SPAN), axis=1)
     return H, idx[inside], nodes[inside], int((~inside).sum())
 
@@ -197,8 +229,9 @@ def peak_hypotheses(points: FloatArray, scores: FloatArray, config: LocateConfig
         return []
     found: list[tuple[float, int, FloatArray, NDArray[np.int64]]] = []
     explained: set[int] = set()
+    fits = _Fits(points, config.peak_tol_pitch)
     for H0 in _seed_lattices(points, explained, config):
-        H, idx, nodes, outside = _grow(H0, points, config.peak_tol_pitch)
+        H, idx, nodes, outside = _grow(H0, points, config.peak_tol_pitch, fits)
         if len(idx) < config.peak_min_inliers or not usable_h(H):
             continue
         if outside > config.max_outside_inliers:

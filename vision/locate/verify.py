@@ -96,30 +96,44 @@ def near_arc_support(gray_f: NDArray[np.float32], Hs: list[FloatArray], radius: 
 _HALF_CELL = np.array([[1.0, 0.0, 0.5], [0.0, 1.0, 0.5], [0.0, 0.0, 1.0]])
 
 
-def per_cell_support(gray_f: NDArray[np.float32], H: FloatArray, radius: float,
-                     config: EdgeConfig, tol_px: float = 1.5) -> FloatArray:
-    """(16,) share of each cell outline's points on aligned image edges."""
+def cell_offsets(gray_f: NDArray[np.float32], H: FloatArray, radius: float,
+                 config: EdgeConfig, tol_px: float = 1.5) -> FloatArray:
+    """(16 * samples_per_ring,) edge offsets along the 16 cell outlines (``ring_model_points``
+    order; NaN where no edge lies within ``tol_px``): what ``per_cell_support`` and
+    ``contrast_clear_of_outline`` count, and what ``best_window`` finds for the window's
+    own cells (``best_window``'s ``cells_out``)."""
     pts, rad = ring_model_points(radius, config.samples_per_ring, config.shape)
     px = apply_h(H, pts)
     nrm = image_normals(H, pts, rad, pts_px=px)
     off, _ = edge_search(gray_f, px, nrm, tol_px, config)
+    return off
+
+
+def per_cell_support(gray_f: NDArray[np.float32], H: FloatArray, radius: float,
+                     config: EdgeConfig, tol_px: float = 1.5,
+                     offsets: FloatArray | None = None) -> FloatArray:
+    """(16,) share of each cell outline's points on aligned image edges. ``offsets``: the
+    grid's ``cell_offsets`` at ``tol_px`` when the caller has them (the same numbers)."""
+    off = cell_offsets(gray_f, H, radius, config, tol_px) if offsets is None else offsets
     return np.isfinite(off).reshape(len(GRID_NODES), -1).mean(axis=1)
 
 
 def grid_contrast(gray_f: NDArray[np.float32], H: FloatArray, radius: float,
-                  config: EdgeConfig, tol_px: float = 1.5) -> tuple[FloatArray, FloatArray]:
+                  config: EdgeConfig, tol_px: float = 1.5,
+                  offsets: FloatArray | None = None) -> tuple[FloatArray, FloatArray]:
     """Per-cell outline support of a grid and of the same outlines moved half a cell.
 
     On a board the first is high and the second low; on texture (wood grain, cloth, clutter)
-    both are alike.
+    both are alike. ``offsets``: the grid's ``cell_offsets`` at ``tol_px``, when known.
     """
-    return (per_cell_support(gray_f, H, radius, config, tol_px),
+    return (per_cell_support(gray_f, H, radius, config, tol_px, offsets),
             per_cell_support(gray_f, H @ _HALF_CELL, radius, config, tol_px))
 
 
 def contrast_clear_of_outline(gray_f: NDArray[np.float32], H: FloatArray, radius: float,
                               config: EdgeConfig, grid_to_board: FloatArray, half_side: float,
-                              clearance: float, tol_px: float = 1.5) -> float:
+                              clearance: float, tol_px: float = 1.5,
+                              offsets: FloatArray | None = None) -> float:
     """Ring support minus half-cell-shifted support, over outline points clear of the board's
     edge.
 
@@ -134,6 +148,9 @@ def contrast_clear_of_outline(gray_f: NDArray[np.float32], H: FloatArray, radius
         the board's square outline are left out: an edge there is the board's, and a grid
         whose outer rings lie along any rectangle's outline (a box, a phone) would
         otherwise draw its ring evidence from that outline.
+    offsets : (16 * samples_per_ring,) float, optional
+        The grid's ``cell_offsets`` at ``tol_px``, when known: the rings' points are then
+        not searched again (every point is searched on its own: the same numbers).
     """
     pts, rad = ring_model_points(radius, config.samples_per_ring, config.shape)
     shares = []
@@ -143,8 +160,11 @@ def contrast_clear_of_outline(gray_f: NDArray[np.float32], H: FloatArray, radius
         keep = np.abs(np.abs(q).max(axis=1) - half_side) > clearance
         if not keep.any():
             return 0.0
-        off, _ = edge_search(gray_f, apply_h(H, p[keep]), image_normals(H, p[keep], rad[keep]),
-                             tol_px, config)
+        if shift == 0.0 and offsets is not None:
+            off = offsets[keep]
+        else:
+            off, _ = edge_search(gray_f, apply_h(H, p[keep]),
+                                 image_normals(H, p[keep], rad[keep]), tol_px, config)
         shares.append(float(np.isfinite(off).mean()))
     return shares[0] - shares[1]
 
@@ -251,8 +271,16 @@ def plausible_grid(H: FloatArray, size_wh: tuple[int, int], min_pitch_px: float,
     return bool(0 <= c[0] < size_wh[0] and 0 <= c[1] < size_wh[1])
 
 
+#: The 6x6 extended lattice ``best_window`` searches ((m, n), n outer), and the rows of its
+#: 16 inner cells in ``GRID_NODES`` order.
+_EXT_NODES = np.array([(m, n) for n in range(-1, 5) for m in range(-1, 5)], dtype=np.float64)
+_EXT_INNER = np.array([(int(n) + 1) * 6 + int(m) + 1 for m, n in GRID_NODES])
+
+
 def best_window(gray_f: NDArray[np.float32], H: FloatArray, radius: float,
-                config: EdgeConfig, margin: float = 0.0) -> tuple[tuple[int, int], float, float]:
+                config: EdgeConfig, margin: float = 0.0,
+                cells_out: list[FloatArray] | None = None,
+                ) -> tuple[tuple[int, int], float, float]:
     """Shift of the 4x4 window, within one ring, that holds the most ring support.
 
     A lattice found from a few rings can be placed one row or column off; rings just outside
@@ -264,14 +292,17 @@ def best_window(gray_f: NDArray[np.float32], H: FloatArray, radius: float,
 
     Returns the shift, the mean support of the 16 cells in the best window and of the 20
     positions around it (high for a pattern that goes on: tiles, a chequered cloth).
+    ``cells_out``: a list the grid's own 16 cells' edge offsets are appended to (as
+    ``cell_offsets`` at 1.5 px gives them, points outside the image included).
     """
-    ext_nodes = np.array([(m, n) for n in range(-1, 5) for m in range(-1, 5)], dtype=np.float64)
-    pts, rad = ring_model_points(radius, config.samples_per_ring, config.shape, ext_nodes)
+    pts, rad = ring_model_points(radius, config.samples_per_ring, config.shape, _EXT_NODES)
     px = apply_h(H, pts)
     h, w = gray_f.shape
     inside = (px[:, 0] >= 0) & (px[:, 0] < w) & (px[:, 1] >= 0) & (px[:, 1] < h)
     nrm = image_normals(H, pts, rad, pts_px=px)
     off, _ = edge_search(gray_f, px, nrm, 1.5, config)
+    if cells_out is not None:
+        cells_out.append(off.reshape(len(_EXT_NODES), -1)[_EXT_INNER].ravel())
     hit = (np.isfinite(off) & inside).reshape(36, -1).mean(axis=1)
     sup = hit.reshape(6, 6)  # [n + 1, m + 1]
     here = float(sup[1:5, 1:5].sum())
