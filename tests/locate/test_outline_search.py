@@ -27,8 +27,11 @@ def _render(seed, tmp_path):
 @pytest.mark.parametrize("seed", [1349371, 1347070])
 def test_a_crowded_board_seen_from_low_down_is_placed_inside_its_outline(seed, tmp_path):
     frame, label = _render(seed, tmp_path)
-    assert not find_board(frame, config=LocateConfig(outline_search=False))
-    view = find_board(frame)
+    # (the search from the near sides alone, session 36, places 1347070 too: the two
+    # searches are checked apart)
+    assert not find_board(frame, config=LocateConfig(outline_search=False,
+                                                     near_outline_search=False))
+    view = find_board(frame, config=LocateConfig(near_outline_search=False))
     assert view, view
     assert max_cell_error(view, label) < 0.1
 

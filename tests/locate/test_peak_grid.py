@@ -202,9 +202,10 @@ def test_an_unsure_network_grid_stands_when_the_ring_search_finds_none(monkeypat
     img = draw_board(truth, pieces=(0, 6, 9, 15), seed=11)
     monkeypatch.setattr(finder_module, "_search", lambda *a, **k: (None, 0, 0))
     # Nothing is sure: every network grid goes the way of an unsure one. (The search from
-    # the board's outline, the last resort, would find this plain board: it is left out.)
+    # the board's outline and the one from its near sides, the last resorts, would find
+    # this plain board: they are left out.)
     config = LocateConfig(sure_board_score=50.0, min_peak_board_score=bar,
-                          outline_search=False)
+                          outline_search=False, near_outline_search=False)
     view = finder_module.find_board(img, config=config)
     assert bool(view) is found
     if found:
