@@ -381,7 +381,7 @@ def test_colour_samples_on_a_nearer_piece_are_left_out() -> None:
         # Every cell sampled at the short height (what the fit gave them).
         feats = cast(CellFeatures, SimpleNamespace(
             heights=HeightFit(1.1 * f, 2.1 * f, np.zeros(16)), frames=frames,
-            height_m=np.full(16, 1.1 * f), patch=LabPatch(lab, (0, 0))))
+            height_m=np.full(16, 1.1 * f), patch=LabPatch(lab, (0, 0)), side_offsets_m=None))
         parts = [np.tile(DARK, (16, 1)), np.tile(DARK, (16, 1))]
         parts[1][behind] = 0.5 * (LIGHT + DARK)  # the reader's sample: half the piece in front
         occ = [0.0] * 16
@@ -456,7 +456,7 @@ def test_colours_sampled_at_another_height_than_the_pieces_are_measured_again() 
     sampled[cell] = 2.1 * f  # the fit gave the cell the tall height
     feats = cast(CellFeatures, SimpleNamespace(
         heights=HeightFit(1.1 * f, 2.1 * f, np.zeros(16)), frames=frames, height_m=sampled,
-        patch=LabPatch(lab, (0, 0))))
+        patch=LabPatch(lab, (0, 0)), side_offsets_m=None))
     parts = [np.tile(LIGHT, (16, 1)), np.tile(LIGHT, (16, 1))]  # sampled above the piece
     occ = [0.0] * 16
     occ[cell] = 0.9

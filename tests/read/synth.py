@@ -42,8 +42,11 @@ def _outline(view: BoardView, cell: Cell, piece: Piece, z: float, f: float,
 
 
 def paint(view: BoardView, pieces: dict[Cell, Piece], *, short_f: float = 1.1,
-          tall_f: float = 2.1, seed: int = 0) -> np.ndarray:
-    """A (H, W, 3) uint8 BGR image of ``pieces`` standing on a dark board in a grey room."""
+          tall_f: float = 2.1, seed: int = 0, footprint_scale: float = 1.0,
+          top_bgr: tuple[int, int, int] | None = None) -> np.ndarray:
+    """A (H, W, 3) uint8 BGR image of ``pieces`` standing on a dark board in a grey room
+    (``footprint_scale``: the set's footprint against the reader's nominal one; ``top_bgr``:
+    every top face painted that colour, as a lamp mirrored in glossy tops)."""
     w, h = view.camera.intrinsics.size_wh
     rng = np.random.default_rng(seed)
     img = np.full((h, w, 3), 170, np.uint8)
@@ -51,7 +54,7 @@ def paint(view: BoardView, pieces: dict[Cell, Piece], *, short_f: float = 1.1,
     for cell in view.cells:
         ring = np.round(view.cell_ring_px(cell)).astype(np.int32)
         cv2.polylines(img, [ring], True, (60, 170, 200), 2, cv2.LINE_AA)
-    f = F_FRAC * view.spec.cell_diameter_m
+    f = F_FRAC * view.spec.cell_diameter_m * footprint_scale
     order = sorted(pieces, key=lambda c: -float(
         view.camera.depth(np.array([[*view.spec.cell_center(c), 0.0]]))[0]))
     for cell in order:
@@ -64,8 +67,8 @@ def paint(view: BoardView, pieces: dict[Cell, Piece], *, short_f: float = 1.1,
         hull = cv2.convexHull(np.vstack([bottom, top]).astype(np.float32))
         cv2.fillConvexPoly(img, np.round(hull.reshape(-1, 2)).astype(np.int32),
                            tuple(int(v) for v in body * 0.8), cv2.LINE_AA)
-        cv2.fillPoly(img, [np.round(top).astype(np.int32)],
-                     tuple(int(v) for v in np.minimum(body * 1.15, 255)), cv2.LINE_AA)
+        top_colour = top_bgr or tuple(int(v) for v in np.minimum(body * 1.15, 255))
+        cv2.fillPoly(img, [np.round(top).astype(np.int32)], top_colour, cv2.LINE_AA)
         if piece.value("top") == "hollow":
             cx, cy = view.spec.cell_center(cell)
             a = np.linspace(0.0, 2.0 * np.pi, 32, endpoint=False)

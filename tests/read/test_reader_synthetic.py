@@ -7,7 +7,8 @@ import pytest
 
 from tests.read.synth import make_view, paint
 from vision.read import Observation, ReaderConfig, read_cells
-from vision.rules.board import Cell
+from vision.read.reader import measure_cells
+from vision.rules.board import ALL_CELLS, Cell
 from vision.rules.pieces import ATTRIBUTES, Piece
 
 SCENE = {
@@ -108,3 +109,25 @@ def test_degenerate_frames_read_as_empty(kind: str) -> None:
     obs = read_cells(frame, view)
     assert len(obs) == 16
     assert not any(c.occupied for c in obs.cells)
+
+
+def test_from_above_the_near_side_is_sampled_under_the_tops_outline() -> None:
+    """Seen from 82-86 degrees, a set wider than the size search allows (1.2 x nominal) sits
+    at the search's smallest footprint, so the near-side samples at 0.42 F fall on the top,
+    which shows the lamp (a glossy dark piece's top painted white). Placed under the top's
+    measured outline (``side_top_footprint_min_elevation_deg``), they see the dark side."""
+    scene = {Cell(0, 0): Piece.from_symbol("LRTS"), Cell(1, 2): Piece.from_symbol("DSTS"),
+             Cell(2, 1): Piece.from_symbol("LSTS"), Cell(3, 3): Piece.from_symbol("DRTS"),
+             Cell(3, 0): Piece.from_symbol("LRSS"), Cell(1, 1): Piece.from_symbol("DRSS")}
+    dark_tall = ALL_CELLS.index(Cell(3, 3))
+    for elevation in (82.0, 86.0):
+        view = make_view(elevation_deg=elevation)
+        image = paint(view, scene, seed=1, footprint_scale=1.2, top_bgr=(235, 235, 235))
+        off = measure_cells(image, view, ReaderConfig())
+        on = measure_cells(image, view,
+                           ReaderConfig(side_top_footprint_min_elevation_deg=75.0))
+        assert off.side_offsets_m is None and on.side_offsets_m is not None
+        top = float(off.top.top_lab[dark_tall, 0])
+        assert top > 80.0
+        assert off.side_lab[dark_tall, 0] > 0.8 * top
+        assert on.side_lab[dark_tall, 0] < 0.5 * top

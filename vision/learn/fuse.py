@@ -479,7 +479,8 @@ def _unoccluded(parts: list[NDArray[np.float64]], feats: CellFeatures, view: Boa
     if config.resampled_parts:
         moved = heights != sampled
         sampled = np.where(moved, heights, sampled)
-    points = [top_colour_points(view, frames, sampled), body_colour_points(view, frames, sampled)]
+    points = [top_colour_points(view, frames, sampled),
+              body_colour_points(view, frames, sampled, feats.side_offsets_m)]
     top_seen = frames.top_sine >= ReaderConfig().min_top_sine
     least = (config.min_top_visible, config.min_side_visible)
     # The reader's silhouettes when the pieces stand at its heights (the same polygons).

@@ -117,25 +117,37 @@ def occupancy_points(view: BoardView, frames: CellFrames) -> FloatArray:
     ], axis=1)
 
 
-def body_colour_points(view: BoardView, frames: CellFrames, heights_m: FloatArray) -> FloatArray:
+#: Directions of the near-side colour samples, from ``away`` towards ``side``.
+BODY_ANGLES = np.pi + np.radians(np.array([-40.0, -20.0, 0.0, 20.0, 40.0]))
+
+
+def body_colour_points(view: BoardView, frames: CellFrames, heights_m: FloatArray,
+                       offsets_m: FloatArray | None = None) -> FloatArray:
     """(16, 25, 2) image points on the near face of a piece of height ``heights_m[i]`` on each
-    cell, whose median colour is :func:`body_colour`."""
+    cell, whose median colour is :func:`body_colour`: at 0.42 F from the axis in the five
+    directions ``BODY_ANGLES``, or at ``offsets_m`` ((16, 5, 3) horizontal vectors from the
+    axis, ``CellFeatures.side_offsets_m``) where given."""
     f = frames.footprint_m
     fracs = np.array([0.3, 0.45, 0.6, 0.75, 0.85])
-    angles = np.pi + np.radians(np.array([-40.0, -20.0, 0.0, 20.0, 40.0]))
-    return project_grid(
-        view, circle_points(frames, 0.42 * f, heights_m[:, None] * fracs[None, :], angles)
-    ).reshape(16, -1, 2)
+    h = heights_m[:, None] * fracs[None, :]
+    if offsets_m is None:
+        return project_grid(view, circle_points(frames, 0.42 * f, h, BODY_ANGLES)
+                            ).reshape(16, -1, 2)
+    axis = circle_points(frames, 0.0, h, BODY_ANGLES)  # (16, 5, 5, 3)
+    pts = axis + np.asarray(offsets_m, np.float64)[:, None, :, :]
+    return project_grid(view, pts).reshape(16, -1, 2)
 
 
 def body_colour(
     view: BoardView, frames: CellFrames, patch: LabPatch, heights_m: FloatArray,
     usable: Callable[[FloatArray], NDArray[np.bool_]] | None = None,
+    offsets_m: FloatArray | None = None,
 ) -> NDArray[np.float64]:
     """(16, 3) median Lab colour of the near face of a piece of height ``heights_m[i]`` on each
     cell (between 30 % and 85 % of its height, where neither the contact shadow at the base nor
-    the top's highlight dominates); ``usable`` drops points hidden by nearer pieces."""
-    pts = body_colour_points(view, frames, heights_m)
+    the top's highlight dominates); ``usable`` drops points hidden by nearer pieces;
+    ``offsets_m``: see :func:`body_colour_points`."""
+    pts = body_colour_points(view, frames, heights_m, offsets_m)
     vals, valid = patch.sample(pts)
     ok = valid & (usable(pts) if usable is not None else True)
     enough = np.sum(ok, axis=1) >= 3

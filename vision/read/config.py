@@ -149,6 +149,18 @@ class ReaderConfig:
     lone_piece_board_ratio: float = 1.6
     lone_piece_light_ratio: float = 0.55
 
+    #: From this viewing elevation (degrees, at the cell) up, a piece's near-side colour
+    #: samples (``appearance.body_colour``, the reader's light/dark and the board colour
+    #: groups' side part) are placed at 0.42 of the footprint measured from the pieces' top
+    #: outlines (``top.top_footprint``, over ``side_top_footprint_scales`` of the nominal)
+    #: instead of the size search's: from above the search sits at its smallest size and the
+    #: samples fall on the top, which mirrors the lamp on a glossy dark piece (session 36,
+    #: helper-36f). 90: off.
+    side_top_footprint_min_elevation_deg: float = 90.0
+    side_top_footprint_scales: tuple[float, ...] = (
+        0.6, 0.636, 0.674, 0.715, 0.757, 0.803, 0.851, 0.902, 0.956, 1.014, 1.075, 1.139,
+        1.207, 1.28, 1.357, 1.438, 1.524, 1.616, 1.713)
+
     # -- visibility -------------------------------------------------------------------------
     #: Below this visible fraction a piece's attributes are reported unknown.
     min_visible_fraction: float = 0.35

@@ -29,6 +29,7 @@ from numpy.typing import NDArray
 from vision.geometry.board_view import BoardView
 from vision.io import check_frame
 from vision.read.appearance import (
+    BODY_ANGLES,
     CellColours,
     best_split,
     body_colour,
@@ -43,7 +44,13 @@ from vision.read.observation import CellReading, Observation
 from vision.read.sampling import LabPatch, lab_patch
 from vision.read.silhouette import HeightProfiles, height_profiles
 from vision.read.stats import median
-from vision.read.top import TopFeatures, outline_fit_profile, top_features
+from vision.read.top import (
+    TopFeatures,
+    outline_fit_profile,
+    top_features,
+    top_footprint,
+    top_outline_offsets,
+)
 from vision.read.visibility import OcclusionMask
 from vision.rules.board import ALL_CELLS
 from vision.rules.pieces import ATTRIBUTES
@@ -75,6 +82,10 @@ class CellFeatures:
     #: The occlusion silhouettes of the pieces at ``height_m`` on ``frames``
     #: (``OcclusionMask.polygons``), for later masks of the same pieces.
     silhouettes: Mapping[tuple[int, float], NDArray[np.int32]] | None = None
+    #: (16, 5, 3) where the near-side samples of ``side_lab`` stand, as horizontal vectors
+    #: from each cell's axis (``appearance.body_colour_points``; None: 0.42 F on every cell;
+    #: ``ReaderConfig.side_top_footprint_min_elevation_deg``).
+    side_offsets_m: FloatArray | None = None
 
 
 def _logistic(x: FloatArray) -> FloatArray:
@@ -167,9 +178,43 @@ def measure_cells(
                        middle_wall_spread=config.hole_wall_middle_spread,
                        wall_glint_samples=config.hole_wall_glint_samples,
                        wall_glint_from=config.hole_wall_glint_from)
-    side = body_colour(view, frames, patch, height)
+    side_offsets = _side_offsets(view, frames, patch, height, taking_part, top_visible,
+                                 config, memory)
+    side = body_colour(view, frames, patch, height, offsets_m=side_offsets)
     return CellFeatures(frames, profiles, colours, height, occupied_p, visible, top_visible, top,
-                        patch, fit, colour_d, outline_max, side, silhouettes)
+                        patch, fit, colour_d, outline_max, side, silhouettes=silhouettes,
+                        side_offsets_m=side_offsets)
+
+
+def _side_offsets(
+    view: BoardView, frames: CellFrames, patch: LabPatch, height: FloatArray,
+    taking_part: NDArray[np.bool_], top_visible: FloatArray, config: ReaderConfig,
+    memory: SetMemory | None,
+) -> FloatArray | None:
+    """(16, 5, 3) where each cell's near-side colour samples stand (``CellFeatures``): on
+    the cells seen from ``config.side_top_footprint_min_elevation_deg`` up, under the edge
+    of the piece's top outline (``top.top_outline_offsets``) fitted at the footprint measured
+    from all the tops (``top.top_footprint``); elsewhere at 0.42 F. None (0.42 F everywhere)
+    when that elevation is 90 or no top can be measured."""
+    if config.side_top_footprint_min_elevation_deg >= 90.0:
+        return None
+    steep = frames.top_sine >= np.sin(np.radians(config.side_top_footprint_min_elevation_deg))
+    if not steep.any():
+        return None
+    tops = taking_part & (top_visible >= 0.5) & (frames.top_sine >= config.min_top_sine)
+    pool = None
+    if memory is not None:
+        key = ("top_size", round(frames.footprint_m, 7))
+        pool = lambda fits: memory.pool(key, fits)  # noqa: E731
+    f_top = top_footprint(view, frames, patch, height, tops, config.side_top_footprint_scales,
+                          pool)
+    if f_top is None:
+        return None
+    edge = top_outline_offsets(view, dataclasses.replace(frames, footprint_m=f_top), patch,
+                               height, BODY_ANGLES)
+    default = circle_points(frames, 0.42 * frames.footprint_m, np.zeros(1), BODY_ANGLES)[:, 0]
+    default = default - frames.centers_m[:, None, :]
+    return np.where(steep[:, None, None], edge, default)
 
 
 def _refine_heights(

@@ -18,7 +18,8 @@ two outlines are matched:
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, replace
 
 import numpy as np
 from numpy.typing import NDArray
@@ -164,6 +165,90 @@ def outline_fit_profile(
     fit = _correlate(like, _COARSE_TEMPLATES).reshape(16, h.shape[1], -1).max(axis=2)
     # A top must also stand out from its surroundings: weigh by the top/far contrast.
     return np.asarray(fit * contrast / (contrast + _CONTRAST_HALF))
+
+
+def top_footprint(
+    view: BoardView, frames: CellFrames, patch: LabPatch, heights_m: FloatArray,
+    cells: NDArray[np.bool_], scales: tuple[float, ...],
+    pool: Callable[[FloatArray], FloatArray] | None = None,
+) -> float | None:
+    """The set's footprint width F measured from its pieces' top outlines: the scale of
+    ``frames.footprint_m`` (one of ``scales``) whose disc or square templates best fit the
+    tops of the pieces ``cells`` at their heights ``heights_m``, summed over those pieces
+    (``pool``: their sums pooled over readings, ``SetMemory.pool``). None without a piece.
+
+    From straight above the side profiles that fit F for the height search do not change
+    with F (they sit at the search's edge), but the top is seen whole and undistorted: a
+    template smaller than the top leaves top colour in its outer band, a larger one takes
+    the surroundings inside, so the fit peaks at the top's own size (a disc of F, a square
+    of 0.9 F)."""
+    if not np.any(cells):
+        return None
+    h = np.asarray(heights_m, np.float64)[:, None]
+    fits = np.array([
+        outline_fit_profile(view, replace(frames, footprint_m=frames.footprint_m * s), patch,
+                            h)[cells, 0].sum()
+        for s in scales])
+    if pool is not None:
+        fits = pool(fits)
+    return float(frames.footprint_m * scales[int(np.argmax(fits))])
+
+
+def top_outline_offsets(
+    view: BoardView, frames: CellFrames, patch: LabPatch, heights_m: FloatArray,
+    angles_rad: FloatArray,
+) -> FloatArray:
+    """(16, J, 3) horizontal vectors from each cell's axis to the edge of its piece's top
+    outline in the directions ``angles_rad`` (from ``away`` towards ``side``): the outline
+    template (disc, or square at its yaw; size and offset included) of :func:`top_features`
+    that fits the top at ``heights_m[i]`` best. A vertical piece's side lies under that edge,
+    so points on it below the top are on the side face, whatever the piece's width."""
+    f = frames.footprint_m
+    grid, r = _top_grid(frames, heights_m)
+    n_big = r.shape[0]
+    vals, _ = patch.sample(project_grid(view, grid))
+    samples = vals.reshape(16, n_big * n_big, 3)
+    top = median(_lanes(samples, np.flatnonzero(_colour_band(r))), axis=-1)
+    far = median(_lanes(samples, np.flatnonzero(r > 0.75)), axis=-1)
+    scale = np.maximum(0.5 * lab_distance(top, far), 6.0)
+    like = np.exp(-0.5 * (lab_distance(vals, top[:, None, None, :]) / scale[:, None, None]) ** 2)
+    shifts = like.shape[1] - _N + 1
+    flat = _correlate(like.astype(np.float32), _TEMPLATES).reshape(16, shifts * shifts, -1)
+    best = np.argmax(flat.reshape(16, -1), axis=1)
+    offset, template = np.unravel_index(best, flat.shape[1:])
+    sy, sx = np.unravel_index(offset, (shifts, shifts))
+    step = 2.0 * _HALF_F * f / (_N - 1)
+    centre = (((sy - _SHIFT) * step)[:, None] * frames.away
+              + ((sx - _SHIFT) * step)[:, None] * frames.side)  # (16, 3)
+    a = np.asarray(angles_rad, np.float64)
+    n_sq = len(_YAWS)
+    size = np.asarray(_SIZES)[np.where(template < _N_DISCS, template,
+                                       (template - _N_DISCS) // n_sq)]
+    yaw = _YAWS[np.where(template < _N_DISCS, 0, (template - _N_DISCS) % n_sq)]
+    rel = a[None, :] - yaw[:, None]
+    square = _SQUARE_H * size[:, None] / np.maximum(np.abs(np.cos(rel)), np.abs(np.sin(rel)))
+    radius = f * np.where((template < _N_DISCS)[:, None], _DISC_R * size[:, None], square)
+    direction = (np.cos(a)[None, :, None] * frames.away[:, None, :]
+                 + np.sin(a)[None, :, None] * frames.side[:, None, :])  # (16, J, 3)
+    # The edge itself, direction by direction: the template's size is known to 10 % (and a
+    # square's corners are rounded), so each ray is walked outward from 0.8 of the template's
+    # radius to where the plane stops looking like the top, judged more strictly than for
+    # the outline (a dark top's own side is far more like it than the board is).
+    t = np.linspace(0.8, 1.2, 9)
+    along = (centre[:, None, None, :]
+             + (radius[:, :, None, None] * t[None, None, :, None]) * direction[:, :, None, :])
+    along = along + frames.centers_m[:, None, None, :]
+    along[..., 2] = np.asarray(heights_m, np.float64)[:, None, None]
+    ray, _ = patch.sample(project_grid(view, along))  # (16, J, T, 3)
+    strict = np.maximum(0.5 * scale, 6.0)
+    like_ray = np.exp(-0.5 * (lab_distance(ray, top[:, None, None, :])
+                              / strict[:, None, None]) ** 2)
+    inside = like_ray >= 0.5
+    # the first sample past 0.8 that is unlike the top (the ray starts inside the top)
+    out = np.argmax(~inside, axis=2)
+    found = inside[:, :, 0] & (~inside).any(axis=2)
+    edge_t = np.where(found, 0.5 * (t[np.maximum(out - 1, 0)] + t[out]), 1.0)
+    return np.asarray(centre[:, None, :] + (radius * edge_t)[:, :, None] * direction)
 
 
 def _lanes(samples: NDArray[np.float32], index: NDArray[np.intp]) -> NDArray[np.float32]:
