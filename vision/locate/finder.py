@@ -51,6 +51,7 @@ from __future__ import annotations
 
 import logging
 import math
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from functools import partial
 
@@ -648,24 +649,21 @@ def outline_corner_pitch(work_f: NDArray[np.float32], H: FloatArray, lay: Layout
     return min(float(np.hypot(*(q - corners).T).max()) for q in quads) / _pitch_px(H)
 
 
-def _outline_search(frame: NDArray[np.uint8], work: NDArray[np.uint8],
-                    work_f: NDArray[np.float32], edge: EdgeConfig,
-                    peaks: tuple[FloatArray, FloatArray], config: LocateConfig,
-                    starts_out: list[FloatArray] | None = None) -> Fitted | None:
-    """The grid placed inside a board's outline, for a crowded board seen from low down
-    whose rings are mostly hidden (``outline_search*`` in ``LocateConfig``): the best
-    judged grid (work pixels) whose board's four sides are found where it puts them, or
-    None.
-
-    For each refined outline and board family the grid is centred and turned with the
-    square, its side over the pitch the one whose cells hold most of the network's peaks
-    (``peaks``: work pixels and scores; then most ring support). The grids holding the
-    most peaks, each as it stands and fitted to the cell outlines from the longest reach,
-    are judged (the peaks counted on their cells, ``_judge``) and must find the board's
-    outline again around themselves (``outline_corner_pitch``)."""
+def _judged_inside(quads: Sequence[FloatArray], work_f: NDArray[np.float32],
+                   edge: EdgeConfig, peaks: tuple[FloatArray, FloatArray],
+                   config: LocateConfig, max_grids: int,
+                   sides_agree: Callable[[FloatArray, LayoutFit], bool]) -> Fitted | None:
+    """The best judged grid placed inside one of the board outlines ``quads`` (work pixels),
+    as the outline searches place them (``_outline_search``, ``_near_outline_search``), or
+    None: for each outline and board family the grid centred and turned with the square,
+    its side over the pitch the one whose cells hold most of the network's peaks (then most
+    ring support); the ``max_grids`` grids holding the most peaks, each as it stands and
+    fitted to the cell outlines from the longest reach, judged with the peaks counted on
+    their cells, and kept only when ``sides_agree(H, layout)`` (the board's sides found
+    again where the grid puts them). The caller applies its own score bar."""
     size_wh = (work_f.shape[1], work_f.shape[0])
     placed: list[tuple[int, float, FloatArray, float, EdgeConfig]] = []
-    for quad in _refined_quads(frame, work, work_f, edge, peaks, config, starts_out):
+    for quad in quads:
         for rotation, _, radius, shape in config.board_families:
             lo, hi = (config.diagonal_side_range if rotation == 45.0
                       else config.axis_side_range)
@@ -686,7 +684,7 @@ def _outline_search(frame: NDArray[np.uint8], work: NDArray[np.uint8],
     placed.sort(key=lambda c: (-c[0], -c[1]))
     best: Fitted | None = None
     no_shift = 1e9  # ``best_window``'s margin: this window's own figures, never another's
-    for _, _, H0, radius, e in placed[: config.outline_search_max_grids]:
+    for _, _, H0, radius, e in placed[:max_grids]:
         reaches = tuple(max(1.0, f * _pitch_px(H0)) for f in config.reach_schedule)
         Hf, rf, _, ef = grow_fit(work_f, H0, radius, reaches, e,
                                  np.zeros((0, 2), dtype=np.int64), measure=False)
@@ -696,10 +694,31 @@ def _outline_search(frame: NDArray[np.uint8], work: NDArray[np.uint8],
             judged = _judge(work_f, H, r, ee, inner, outer, [], peaks[0], config, cells[0])
             if judged is None or (best is not None and judged[0] <= best[2]):
                 continue
-            if (outline_corner_pitch(work_f, H, judged[1], edge, config)
-                    > config.outline_search_max_corner_pitch):
+            if not sides_agree(H, judged[1]):
                 continue
             best = (H, r, judged[0], ee, judged[1])
+    return best
+
+
+def _outline_search(frame: NDArray[np.uint8], work: NDArray[np.uint8],
+                    work_f: NDArray[np.float32], edge: EdgeConfig,
+                    peaks: tuple[FloatArray, FloatArray], config: LocateConfig,
+                    starts_out: list[FloatArray] | None = None) -> Fitted | None:
+    """The grid placed inside a board's outline, for a crowded board seen from low down
+    whose rings are mostly hidden (``outline_search*`` in ``LocateConfig``): the best
+    judged grid (work pixels) whose board's four sides are found where it puts them, or
+    None.
+
+    For each refined outline and board family the grid is centred and turned with the
+    square, its side over the pitch the one whose cells hold most of the network's peaks
+    (``peaks``: work pixels and scores; then most ring support). The grids holding the
+    most peaks, each as it stands and fitted to the cell outlines from the longest reach,
+    are judged (the peaks counted on their cells, ``_judge``) and must find the board's
+    outline again around themselves (``outline_corner_pitch``)."""
+    quads = _refined_quads(frame, work, work_f, edge, peaks, config, starts_out)
+    best = _judged_inside(quads, work_f, edge, peaks, config, config.outline_search_max_grids,
+                          lambda H, lay: not outline_corner_pitch(work_f, H, lay, edge, config)
+                          > config.outline_search_max_corner_pitch)
     if best is None or best[2] < config.min_board_score:
         return None
     log.debug("board placed inside its outline (score %.2f)", best[2])
@@ -759,41 +778,9 @@ def _near_outline_search(frame: NDArray[np.uint8], work: NDArray[np.uint8],
                         and all(quad_distance(q, k) > config.quad_refine_tol_px
                                 for k in quads)):
                     quads.append(q)
-    placed: list[tuple[int, float, FloatArray, float, EdgeConfig]] = []
-    for quad in quads:
-        for rotation, _, radius, shape in config.board_families:
-            lo, hi = (config.diagonal_side_range if rotation == 45.0
-                      else config.axis_side_range)
-            grids = quad_grids(quad, np.arange(lo, hi + 1e-9, config.outline_search_side_step),
-                               rotation)
-            if not grids:
-                continue
-            n_peaks = np.array([peaks_on_grid(peaks[0], H, config) for H in grids])
-            if n_peaks.max() < config.min_candidates_on_grid:
-                continue
-            e = replace(edge, shape=shape)
-            most = np.flatnonzero(n_peaks == n_peaks.max())
-            support = [ring_support(work_f, grids[k], radius, e, tol_px=2.0) for k in most]
-            k = int(most[int(np.argmax(support))])
-            if plausible_grid(grids[k], size_wh, config.min_ring_axis_px,
-                              config.max_foreshortening):
-                placed.append((int(n_peaks[k]), max(support), grids[k], radius, e))
-    placed.sort(key=lambda c: (-c[0], -c[1]))
-    best: Fitted | None = None
-    no_shift = 1e9
-    for _, _, H0, radius, e in placed[: config.near_outline_max_grids]:
-        reaches = tuple(max(1.0, f * _pitch_px(H0)) for f in config.reach_schedule)
-        Hf, rf, _, ef = grow_fit(work_f, H0, radius, reaches, e,
-                                 np.zeros((0, 2), dtype=np.int64), measure=False)
-        for H, r, ee in ((H0, radius, e), (Hf, rf, ef)):
-            _, inner, outer = best_window(work_f, H, r, ee, no_shift)
-            judged = _judge(work_f, H, r, ee, inner, outer, [], peaks[0], config)
-            if judged is None or (best is not None and judged[0] <= best[2]):
-                continue
-            if near_side_pitch(work_f, H, judged[1], edge, config) > (
-                    config.near_outline_max_corner_pitch):
-                continue
-            best = (H, r, judged[0], ee, judged[1])
+    best = _judged_inside(quads, work_f, edge, peaks, config, config.near_outline_max_grids,
+                          lambda H, lay: not near_side_pitch(work_f, H, lay, edge, config)
+                          > config.near_outline_max_corner_pitch)
     if best is None or best[2] < config.near_outline_min_score:
         return None
     log.debug("board placed inside its near sides (score %.2f)", best[2])
