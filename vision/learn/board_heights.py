@@ -30,7 +30,8 @@ FloatArray = NDArray[np.float64]
 BoolArray = NDArray[np.bool_]
 
 
-def _logsumexp(a: FloatArray, axis: int) -> FloatArray:
+def logsumexp(a: FloatArray, axis: int) -> FloatArray:
+    """log(sum(exp(a))) along ``axis``, without overflow (an all -inf slice gives -inf)."""
     m = np.max(a, axis=axis, keepdims=True)
     m = np.where(np.isfinite(m), m, 0.0)
     return np.asarray(np.squeeze(m, axis=axis) + np.log(np.sum(np.exp(a - m), axis=axis)))
@@ -134,8 +135,8 @@ def board_height_evidence(
     ll_t = _robust_log_likelihood(s[:, None] - mu_t, cfg)
     mix = np.logaddexp(np.log(pt)[:, None] + ll_t, np.log(1.0 - pt)[:, None] + ll_s)
     total = mix.sum(axis=0)  # (K,)
-    alone = _logsumexp(ll_t, axis=1) - _logsumexp(ll_s, axis=1)  # (M,)
+    alone = logsumexp(ll_t, axis=1) - logsumexp(ll_s, axis=1)  # (M,)
     others = total[None, :] - mix  # the set as the other pieces see it, per cell
-    out[idx] = (_logsumexp(others + ll_t, axis=1) - _logsumexp(others + ll_s, axis=1)
+    out[idx] = (logsumexp(others + ll_t, axis=1) - logsumexp(others + ll_s, axis=1)
                 - alone)
     return np.clip(out, -cfg.max_evidence, cfg.max_evidence)

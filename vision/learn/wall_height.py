@@ -30,6 +30,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from vision.geometry.board_view import BoardView
+from vision.learn.board_heights import logsumexp
 from vision.learn.config import WallHeightConfig
 from vision.learn.sampling import cell_frames
 
@@ -171,11 +172,6 @@ def wall_height_evidence(heights_m: FloatArray, p_tall: FloatArray, ring_m: floa
     ll_t = _robust(x[:, None] - log_t[None, :], cfg, span)
     mix = np.logaddexp(np.log(pt)[:, None] + ll_t, np.log(1.0 - pt)[:, None] + ll_s)
     others = mix.sum(axis=0)[None, :] - mix
-    alone = _lse(ll_t) - _lse(ll_s)
-    out[idx] = _lse(others + ll_t) - _lse(others + ll_s) - alone
+    alone = logsumexp(ll_t, 1) - logsumexp(ll_s, 1)
+    out[idx] = logsumexp(others + ll_t, 1) - logsumexp(others + ll_s, 1) - alone
     return np.clip(out, -cfg.max_evidence, cfg.max_evidence)
-
-
-def _lse(a: FloatArray) -> FloatArray:
-    m = np.max(a, axis=1, keepdims=True)
-    return np.asarray(m[:, 0] + np.log(np.sum(np.exp(a - m), axis=1)))
