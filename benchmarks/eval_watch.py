@@ -9,6 +9,13 @@ The low-angle set of the closing notes is
 With --oracle-reader the cell reader is replaced by the truth (the board tracker, motion
 gate, state tracker and everything else stay real), which measures the live layer alone.
 
+With --record every call the session makes to its state tracker (``StateTracker.update``
+with the reader's observation, the image change and the hand state, and ``view_moved``) is
+kept beside the events as ``*.calls.pkl`` (``*.oracle.calls.pkl`` with --oracle-reader):
+``benchmarks/replay_watch.py`` replays them under other ``TrackerConfig`` knobs in seconds,
+exactly while a change is in the tracker alone (the reader's inputs do not change). The
+file's format belongs to these two scripts (:func:`record_calls`, ``replay_watch.replay``).
+
 Renders one game per seed (scripts cycle through random, missed, draw, bump, light, hover,
 nudge), caches the videos in --out, runs each through the live session exactly as
 `quarto-vision watch VIDEO --no-window` does (its events are kept beside the video as
@@ -20,6 +27,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import pickle
 import sys
 import time
 from concurrent.futures import ProcessPoolExecutor
@@ -102,15 +110,58 @@ def _oracle_session(truth: dict, config=None):
     return WatchSession(locator, reader, log_dir=None, config=config)
 
 
-def _one(args: tuple[int, str, str, int, bool, list[str], tuple[float, float] | None]) -> dict:
+#: The version of the ``*.calls.pkl`` format (``replay_watch.py`` refuses others).
+CALLS_FORMAT = 1
+
+
+def record_calls(session) -> list[tuple]:
+    """Wrap ``session``'s state tracker so that every ``update`` and ``view_moved`` call is
+    appended, with its arguments, to the returned list (in the order made): ``("update",
+    observation, now, busy, change, covered)`` and ``("view_moved",)``."""
+    calls: list[tuple] = []
+    tracker = session.tracker
+    update, view_moved = tracker.update, tracker.view_moved
+
+    def recorded_update(observation, now, *, busy=False, change=None, covered=None):
+        calls.append(("update", observation, now, busy, change, covered))
+        return update(observation, now, busy=busy, change=change, covered=covered)
+
+    def recorded_view_moved():
+        calls.append(("view_moved",))
+        return view_moved()
+
+    tracker.update = recorded_update
+    tracker.view_moved = recorded_view_moved
+    return calls
+
+
+def save_calls(path: Path, calls: list[tuple], knobs: list[str]) -> None:
+    """Write a game's recorded tracker calls (:func:`record_calls`) and the ``--tracker``
+    knobs they were recorded under."""
+    with open(path, "wb") as f:
+        pickle.dump({"format": CALLS_FORMAT, "knobs": list(knobs), "calls": calls}, f,
+                    protocol=pickle.HIGHEST_PROTOCOL)
+
+
+def game_line(seed: int | str, script: str, s, seconds: float, duration_s: float) -> str:
+    """The per-game line printed for a scored game (``s``: its ``GameScore``)."""
+    ann = sum(ok for _, ok in s.announced)
+    return (f"seed {seed} {script:7s} moves {'ok ' if s.moves_right else 'BAD'} "
+            f"{s.found_moves}/{s.expected_moves}  lines {ann}/{len(s.announced)}  "
+            f"false {s.false_quartos}  result {'ok' if s.result_right else 'BAD'}  "
+            f"{seconds:.1f}s for {duration_s:.0f}s video  {'; '.join(s.notes)}")
+
+
+def _one(args: tuple[int, str, str, int, bool, list[str], tuple[float, float] | None, bool]
+         ) -> dict:
     import cv2
 
     cv2.setNumThreads(1)
     from vision.evaluation.games import score_game
-    from vision.live.session import watch_video
+    from vision.live.session import default_session, watch_video
     from vision.render.video import render_game
 
-    seed, script, out, fps, oracle, knobs, elevation = args
+    seed, script, out, fps, oracle, knobs, elevation, record = args
     video = Path(out) / f"game-{seed}-{script}.mp4"
     if not video.with_suffix(".json").exists():
         from vision.render.film import VideoConfig
@@ -120,12 +171,20 @@ def _one(args: tuple[int, str, str, int, bool, list[str], tuple[float, float] | 
     truth = json.loads(video.with_suffix(".json").read_text())
     t0 = time.perf_counter()
     config = _session_config(knobs)
-    events = watch_video(video, session=_oracle_session(truth, config) if oracle else None,
-                         config=config)
+    session = None
+    if oracle:
+        session = _oracle_session(truth, config)
+    elif record:
+        session = default_session(log_dir=None, config=config, resume=False)
+    calls = record_calls(session) if record and session is not None else None
+    events = watch_video(video, session=session, config=config)
     elapsed = time.perf_counter() - t0
     s = score_game(events, truth)
     suffix = ".oracle.events.jsonl" if oracle else ".events.jsonl"
     video.with_suffix(suffix).write_text("".join(json.dumps(e) + "\n" for e in events))
+    if calls is not None:
+        calls_suffix = ".oracle.calls.pkl" if oracle else ".calls.pkl"
+        save_calls(video.with_suffix(calls_suffix), calls, knobs)
     return {
         "seed": seed,
         "script": script,
@@ -157,6 +216,9 @@ def main() -> int:
     p.add_argument("--tracker", action="append", default=[], metavar="NAME=VALUE",
                    help="set a TrackerConfig knob (repeatable), e.g. repair_max_cells=3, or a "
                         "SessionConfig one, e.g. pool_set_geometry=True")
+    p.add_argument("--record", action="store_true",
+                   help="keep every StateTracker call beside the events (*.calls.pkl) for "
+                        "benchmarks/replay_watch.py")
     a = p.parse_args()
     _session_config(a.tracker)  # fail early on a bad knob
     Path(a.out).mkdir(parents=True, exist_ok=True)
@@ -174,7 +236,7 @@ def main() -> int:
         p.error(f"--scripts: choose from {','.join(SCRIPTS)}, got {a.scripts!r}")
     work = [
         (s, _script(Path(a.out), s, scripts[i % len(scripts)]), a.out, a.fps, a.oracle_reader,
-         a.tracker, elevation)
+         a.tracker, elevation, a.record)
         for i, s in enumerate(seeds)
     ]
     from vision.evaluation.games import GameScore, summarize
@@ -184,14 +246,8 @@ def main() -> int:
         for r in pool.map(_one, work):
             s = GameScore(**r["score"])
             scores.append(s)
-            ann = sum(ok for _, ok in s.announced)
-            print(
-                f"seed {r['seed']} {r['script']:7s} moves {'ok ' if s.moves_right else 'BAD'} "
-                f"{s.found_moves}/{s.expected_moves}  lines {ann}/{len(s.announced)}  "
-                f"false {s.false_quartos}  result {'ok' if s.result_right else 'BAD'}  "
-                f"{r['seconds']:.1f}s for {r['duration_s']:.0f}s video  {'; '.join(s.notes)}",
-                flush=True,
-            )
+            print(game_line(r["seed"], r["script"], s, r["seconds"], r["duration_s"]),
+                  flush=True)
     print(json.dumps(summarize(scores), indent=1))
     return 0
 
