@@ -14,6 +14,8 @@ is read from the warning's wording:
 - ``hidden_guess``: "the piece on X was never in view" (a piece taken from the image's
   change alone, ``change_arrival_weak``);
 - ``unseen_values``: "the X of the piece on Y was never in view" (``gate_unseen_values``);
+- ``guess_elimination``: "reads X only by elimination through the guess on Y"
+  (``gate_guess_elimination``);
 - ``confidence``: "not read surely enough" (``quarto_confidence``);
 - ``record``: "the record has X otherwise": not a held line of the record but a line the
   record does not hold (``possible_line_warning``); listed, not counted as held.
@@ -43,6 +45,8 @@ def rule_of(message: str) -> str:
         return "record"
     if "recorded as a guess" in message:
         return "guess_part_view"
+    if "only by elimination through the guess" in message:
+        return "guess_elimination"
     if "not read surely enough" in message:
         return "confidence"
     if re.search(r": the piece on [a-d][1-4] was never in view", message):

@@ -69,6 +69,9 @@ class _Recording:
     #: how far a point one pitch above the cell moved in the image, in pitches, in the view
     #: that recorded it (:func:`foot_tilt`; None: no view known)
     tilt: float | None = None
+    #: the still scene it was recorded in (``StateTracker._scene``): the same while no hand
+    #: came and the view did not move
+    scene: int = 0
 
 
 class StateTracker:
@@ -160,6 +163,9 @@ class StateTracker:
         self._seen_before: set[Cell] = set() if game is None else {
             c for c in ALL_CELLS if game.board[c] is not None}
         self._view_moved = True  # the view moved (bump, board lost) since the last settle
+        #: counts the still scenes: one more each time a hand came (a busy spell of
+        #: ``min_hand_s`` or more) or the view moved (``gate_guess_still_scene``)
+        self._scene = 0
         #: cells whose piece the user set by hand: no reading overrules them
         self._by_hand: set[Cell] = set(by_hand)
         #: cells whose move the user took back: not taken as a move again while they still
@@ -226,6 +232,8 @@ class StateTracker:
             self._in_busy = False
             assert self._busy_from is not None
             start, hand_before = self._busy_from
+            if now - start >= self.config.min_hand_s:
+                self._scene += 1  # a hand may have moved something: another scene
             if not hand_before and now - start < self.config.min_hand_s:
                 # Too brief for a hand to bring a piece and leave: a lamp switched on (every
                 # pixel moves for a frame), or the board lost for a frame.
@@ -320,6 +328,7 @@ class StateTracker:
         unseen before the next settle (see ``TrackerConfig.hold_co_arrivals_when_steady``)."""
         self._view_moved = True
         self._clearest.clear()
+        self._scene += 1
 
     def finish(self, now: float) -> list[Event]:
         """The source ended: close the game in progress (``abandoned`` or ``quarto``)."""
@@ -433,7 +442,8 @@ class StateTracker:
         (``gate_guess_part_view``)."""
         if self._hidden_guess.get(cell):
             return list(shared)
-        unread = {*self._unseen_values(cell, shared), *self._unclear_guess_values(cell, shared)}
+        unread = {*self._unseen_values(cell, shared), *self._unclear_guess_values(cell, shared),
+                  *self._eliminated_values(cell, shared)}
         return [a for a in shared if a in unread]
 
     def _forced_posteriors(self, cells: Sequence[Cell], branch: Sequence[Scored],
@@ -470,19 +480,55 @@ class StateTracker:
             if unclear:
                 return (f"the piece on {cell.name} was recorded as a guess and its "
                         f"{' and '.join(unclear)} never read clearly")
+        for cell in line:
+            eliminated = self._eliminated_values(cell, shared)
+            if eliminated:
+                value = " and ".join(shared[a] for a in eliminated)
+                guesses = " and ".join(c.name for c in self._rival_guesses(cell, eliminated))
+                return (f"the piece on {cell.name} reads {value} only by elimination through "
+                        f"the guess on {guesses}")
         return None
 
-    def _unclear_guess_values(self, cell: Cell, shared: Mapping[str, str]) -> list[str]:
+    def _eliminated_values(self, cell: Cell, shared: Mapping[str, str]) -> list[str]:
+        """The attributes of ``shared`` that ``cell``'s piece, not itself a guess, holds only
+        by elimination through a guess (``gate_guess_elimination``): the piece differing
+        from it in that attribute alone is the record's guess on another cell, and the
+        cell's own readings never showed the value clearly, judged as a guess's are
+        (``gate_guess_part_view``). Such a value is held like a guess's."""
+        if not self.config.gate_guess_elimination or cell in self._by_hand:
+            return []
+        recording = self._recordings.get(cell)
+        if recording is None or self._counts_as_guess(cell, recording):
+            return []  # a guess: held by its own rule
+        through = [a for a in shared if self._rival_guesses(cell, [a])]
+        if not through:
+            return []
+        return self._unclear_guess_values(cell, {a: shared[a] for a in through}, as_guess=True)
+
+    def _rival_guesses(self, cell: Cell, attributes: Sequence[str]) -> list[Cell]:
+        """The other cells recorded as guesses (read in part, or taken from the image's
+        change alone) whose piece is ``cell``'s with one of ``attributes`` flipped."""
+        game = self.game
+        piece = None if game is None else game.board[cell]
+        if game is None or piece is None:
+            return []
+        rivals = {Piece(piece.code ^ attribute_bit(a)) for a in attributes}
+        guesses = (self._guessed | set(self._hidden_guess)) - self._by_hand - {cell}
+        return sorted(c for c in guesses if game.board[c] in rivals)
+
+    def _unclear_guess_values(self, cell: Cell, shared: Mapping[str, str],
+                              as_guess: bool = False) -> list[str]:
         """The attributes of ``shared`` that a piece recorded as a guess and seen only in
         part never showed clearly (``gate_guess_part_view``): its shape, height or top, when
         the recording settle and the readings since, summed as the line confidence sums them
         (once, if they are one unchanged part view), lean to the value by less than
         ``decision_margin``; and, seen in part or whole, its height at the camera's foot
-        unless the recording settle read it (``gate_guess_foot_tilt``)."""
+        unless the recording settle read it (``gate_guess_foot_tilt``). ``as_guess``: judge
+        ``cell`` as a guess whether or not it was recorded as one (``_eliminated_values``)."""
         cfg = self.config
         recording = self._recordings.get(cell)
         if (cell in self._by_hand or recording is None
-                or not self._counts_as_guess(cell, recording)):
+                or not (as_guess or self._counts_as_guess(cell, recording))):
             return []
         seen = self._seen_now(cell)
         foot = self._guess_height_at_foot(cell, recording, shared)
@@ -492,6 +538,8 @@ class StateTracker:
         views = [v for v in (recording.readings, recording.since) if v.frames]
         once = (recording.seen < cfg.min_visible_fraction and seen < cfg.min_visible_fraction
                 and abs(seen - recording.seen) <= cfg.repair_view_drop)
+        if cfg.gate_guess_still_scene and recording.scene == self._scene:
+            once = True  # nothing moved since: the frames since repeat the recording's view
         weight = 1.0 / max(len(views), 1) if once else 1.0
         unclear = []
         parts: tuple[str, ...] = _PART_ATTRIBUTES
@@ -1384,7 +1432,7 @@ class StateTracker:
             self._recordings[cell] = _Recording(
                 evidence.copy(), now, CellEvidence(self.config.history_frames), best,
                 before=self._views_before(cell, evidence),
-                seen=self._seen_now(cell), tilt=self._tilt_now(cell))
+                seen=self._seen_now(cell), tilt=self._tilt_now(cell), scene=self._scene)
             events += game.place(cell, best, now)
             unplayed.remove(best)
         return events

@@ -564,6 +564,35 @@ class TrackerConfig:
     #: without this one, and 3028008's real line comes 1.9 s later (3028023's, in a full
     #: run, held).
     gate_guess_rival_on_guess: bool = False
+    #: ``gate_guess_part_view`` counts a guess's recording settle and its readings since as
+    #: one view (their mean, not their sum) also while the scene has stayed still since the
+    #: recording (no hand came, ``min_hand_s`` or longer, and the view did not move),
+    #: whatever the visible fractions the reader gave those frames. Nothing in front of the
+    #: piece moved, so the frames of a still scene see one part of it: the reader's
+    #: occlusion layout flickering between frames (one hidden share, then another) is the
+    #: reader's doubt, not a second look. Without it, two layouts more than
+    #: ``repair_view_drop`` apart count as two views and their leans are summed. Session 37
+    #: (helper-37a), held-out low-angle 1036209: c3's guess (truly square; P(square) 0.21-0.30
+    #: on every frame, 0.35 / 0.46 / 0.48 in view) was held "shape never read clearly" and
+    #: released 0.13 s later on the sum of the settle and one more frame.
+    gate_guess_still_scene: bool = False
+    #: A line whose shared value on a cell comes by elimination through a guess is held
+    #: like one resting on a guess: the cell's piece, not itself a guess, differs in that
+    #: attribute alone from a piece the record gave to a cell recorded as a guess (read in
+    #: part, or taken from the image's change), so the record chose it because the guess
+    #: took its rival; its own readings must then show the value as a guess's must
+    #: (``gate_guess_part_view``: seen under half, the shape or colour leaning to it by
+    #: ``gate_guess_colour_lean``, height or top by ``decision_margin``), or the value
+    #: counts as unread (``gate_forced_values`` may still find it forced by the other
+    #: readings). A guess's piece is no evidence that its rival is elsewhere: the guess may
+    #: be the rival's cell misread. Narrower than ``gate_guess_rival_on_guess`` (any rival
+    #: under ``decision_margin``, every shared value): only the shared attribute whose flip
+    #: is the guess's piece. Session 37 (helper-37a), held-out low-angle 1036209: d4 (ours;
+    #: P(square) 0.53 from 0.29 of the piece, 0.11 nats) was recorded square because b2's
+    #: guess (truly square, read round) held the light round short solid piece, truly
+    #: d4's; the joint decoding read d4 square 0.86 through b2's readings and "all square"
+    #: was shouted at once; held with this rule, and it lapsed.
+    gate_guess_elimination: bool = False
     #: A piece recorded as a guess on a cell near the camera's foot carries a line on its
     #: height only if the readings that recorded it leaned to the value by
     #: ``decision_margin`` (else the height counts as 0 in the line confidence, as
