@@ -216,10 +216,14 @@ class WatchSession:
                 self._last_read = t
                 read = True
             measured = self._change()
-            kept = {} if measured is None or measured.map is None else {"change_map": measured.map}
-            events = self.tracker.update(
-                self.observation, t, change=None if measured is None else measured.scores,
-                covered=None if measured is None else measured.covered, **kept)
+            if measured is not None and measured.map is not None:
+                # the changed mask kept for ``TrackerConfig.co_arrival_own_change``
+                events = self.tracker.update(self.observation, t, change=measured.scores,
+                                             covered=measured.covered, change_map=measured.map)
+            else:
+                events = self.tracker.update(
+                    self.observation, t, change=None if measured is None else measured.scores,
+                    covered=None if measured is None else measured.covered)
             if self.tracker.settled:
                 self.gate.rebase()
         return FrameResult(self._output(events, t, image), self.view, self.observation, gate, read)
