@@ -1038,13 +1038,21 @@ class StateTracker:
         unchanged = [c for c in new_cells
                      if own[c][1] >= cfg.co_arrival_min_left
                      and own[c][0] < cfg.co_arrival_own_share
-                     and self._settled_occ.get(c, 1.0) < cfg.occupied_probability
+                     and self._settled_occ.get(c, 1.0) < cfg.co_arrival_empty_before
                      and c not in self._unrecorded and c not in self._first_seen]
         shown = [c for c in new_cells if c not in unchanged
                  and alone[c] >= cfg.co_arrival_own_share]
         if not unchanged or not shown:
             return none
-        return unchanged, max(shown, key=lambda c: alone[c])
+        arrival = max(shown, key=lambda c: alone[c])
+        # ...and the change scores agree: the arrival's silhouette explains the change, the
+        # held cell's not half as well (``change_arrival_ratio``; a light piece on a light
+        # board changes little of its own silhouette, fresh game 1036015's d3 0.25, but its
+        # whole outline: change score 0.38)
+        scores = self._change or {}
+        bar = cfg.change_arrival_ratio * scores.get(arrival, 0.0)
+        unchanged = [c for c in unchanged if scores.get(c, math.inf) < bar]
+        return (unchanged, arrival) if unchanged else none
 
     def _changed_beside_unchanged(self, observation: Observation, new_cells: list[Cell],
                                   unrecorded: set[Cell]) -> list[Cell]:

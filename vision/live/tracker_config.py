@@ -381,24 +381,31 @@ class TrackerConfig:
     unchanged_co_arrival_is_echo: bool = False
     #: Of two or more cells new in the first settle after a hand (the view steady, the
     #: image's change measured), a cell that read empty on the settled frame before the
-    #: hand is taken as a move of its own only if the image changed on it as a piece put
-    #: there changes it: of the part of its generic short silhouette (``co_arrival_core``
-    #: times the generic width) that neither the pieces in front of it nor a tall piece on
-    #: another new cell would cover, at least ``co_arrival_own_share`` changed, that part
-    #: being at least ``co_arrival_min_left`` of the silhouette (less: nothing to judge by,
-    #: the cell is left as before). A piece put there since the settled scene changes
+    #: hand (under ``co_arrival_empty_before``) is taken as a move of its own only if the
+    #: image changed on it as a piece put there changes it: of the part of its generic
+    #: short silhouette (``co_arrival_core`` times the generic width) that neither the
+    #: pieces in front of it nor a tall piece on another new cell would cover, at least
+    #: ``co_arrival_own_share`` changed, that part being at least ``co_arrival_min_left``
+    #: of the silhouette (less: nothing to judge by, the cell is left as before); or its
+    #: change score (Dice, :mod:`vision.live.change`) at least ``change_arrival_ratio`` of
+    #: the arrival's (a light piece on a light board changes little inside its silhouette
+    #: but all along its outline). A piece put there since the settled scene changes
     #: nearly all of it; a neighbour's new piece changes it only where its shadow falls.
-    #: The cell is held back as an echo with a warning (taken later by the held-echo rules:
-    #: a hand that brings nothing else). Only one piece arrives per hand; a second cell
-    #: that read empty before the hand cannot hold a piece of an earlier turn. Of the new
-    #: cells, the arrival must itself pass the test, else nothing changes. Fresh game
-    #: 1036018's first move: c1's tall piece (change 0.55) and d1 beside it, read 0.95
-    #: occupied in full view (0.98), change 0.10 (its shadow), taken both, every later move
-    #: one index off (helper-37b, ``StateTracker._unchanged_co_arrivals``).
+    #: The arrival (another new cell) must pass the first test itself, else nothing
+    #: changes. One piece arrives per hand, and a cell read empty before it holds no piece
+    #: of an earlier turn. The cell is held back as an echo with a warning, and taken later
+    #: by the held-echo rules (a hand that brings nothing else). Fresh game 1036018's first
+    #: move (74.5 degrees): c1's tall piece (own 0.85, change 0.55) and d1 in front of it,
+    #: read 0.95 occupied in full view, own 0.14, change 0.10 (the new piece's shadow over
+    #: a corner), were taken both and every later move was one index off (helper-37b,
+    #: ``StateTracker._unchanged_co_arrivals``).
     co_arrival_own_change: bool = False
     co_arrival_core: float = 0.7
     co_arrival_own_share: float = 0.6
     co_arrival_min_left: float = 0.3
+    #: "read empty before the hand": its occupied probability on that settled frame under
+    #: this (a cell read 0.3-0.5 may have held a piece read unsurely; 1036018's d1: 0.01)
+    co_arrival_empty_before: float = 0.25
     #: Of the cells new in the first settle after a hand (the view steady, the change
     #: measured), the one whose silhouette best matches the change is the arrival; with
     #: this, a near tie (the other scores at least ``change_arrival_ratio`` of it) goes
