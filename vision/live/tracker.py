@@ -775,7 +775,7 @@ class StateTracker:
             view_steady=not self._view_moved, change=self._change)
         if self.config.co_arrival_own_change:
             unchanged, shown = self._unchanged_co_arrivals(new_cells)
-            if unchanged:
+            if unchanged and shown is not None:
                 new_cells = [c for c in new_cells if c not in unchanged]
                 for cell in unchanged:
                     self._arrivals.held_back[cell] = self._log_odds(cell)
@@ -1015,17 +1015,17 @@ class StateTracker:
         self._arrivals.flicker |= unchanged
         return [c for c in new_cells if c not in unchanged]
 
-    def _unchanged_co_arrivals(self, new_cells: list[Cell]) -> tuple[list[Cell], Cell]:
+    def _unchanged_co_arrivals(self, new_cells: list[Cell]) -> tuple[list[Cell], Cell | None]:
         """Of ``new_cells`` (two or more taken in the first settle after a hand, the view
         steady, the changed mask kept), those that read empty on the settled frame before
         the hand and on which the image did not change as a piece put there would change
         it, while it did so on another of them (``TrackerConfig.co_arrival_own_change``);
-        and that other cell (the best shown). One hand brings one piece, and a cell seen
-        empty before it holds no piece of an earlier turn: such a cell reads a neighbour's
-        new piece or its shadow."""
+        and that other cell (the best shown; None when no cell is held). One hand brings
+        one piece, and a cell seen empty before it holds no piece of an earlier turn: such
+        a cell reads a neighbour's new piece or its shadow."""
         cfg = self.config
         cmap = self._change_map
-        none: tuple[list[Cell], Cell] = ([], ALL_CELLS[0])
+        none: tuple[list[Cell], Cell | None] = ([], None)
         if (len(new_cells) < 2 or cmap is None or not self._hand_since_settle
                 or self._view_moved or not self._settled_occ):
             return none
