@@ -134,3 +134,30 @@ def test_the_top_of_a_piece_behind_a_narrower_front_piece_counts_as_covered_chan
     # Nothing changed, or no standing piece in front: no entry.
     assert covered_change(np.zeros(shape, bool), SCALE, view, standing) == {}
     assert behind not in covered_change(changed, SCALE, view, {})
+
+
+@pytest.mark.parametrize("elevation", [35.0, 75.0])
+def test_a_neighbours_new_piece_leaves_a_free_cell_unchanged_where_its_own_piece_would_stand(
+        elevation):
+    # ``ChangeMap.unexplained``: a piece put on a cell changes nearly all of its own short
+    # silhouette; the cell behind (or in front of) it, with the new piece's tall silhouette
+    # taken out, keeps nearly all of its own unchanged; both changed when both were put.
+    from vision.live.change import ChangeMap
+
+    view = make_view(elevation_deg=elevation, azimuth_deg=10.0)
+    front, behind = _front_and_behind(view)
+    for new, other in ((front, behind), (behind, front)):
+        changed = _mask(view, new, CFG.tall_height_m)
+        cmap = ChangeMap(changed, SCALE, view, {})
+        share, left = cmap.unexplained(new, [], 0.7)
+        assert share > 0.95 and left == 1.0
+        share, left = cmap.unexplained(other, [new], 0.7)
+        assert share < 0.05 or left < 0.3
+        both = ChangeMap(changed | _mask(view, other, CFG.short_height_m), SCALE, view, {})
+        share, left = both.unexplained(other, [new], 0.7)
+        assert left == 0.0 or share > 0.95
+    # a standing piece nearer the camera hides what it covers: not counted either way (at
+    # 35 degrees a tall piece in front covers part of the cell behind; at 75 none of it)
+    hidden = ChangeMap(np.zeros((180, 320), bool), SCALE, view, {front: True})
+    share, left = hidden.unexplained(behind, [], 0.7)
+    assert share == 0.0 and (left < 0.9 if elevation < 50 else left == 1.0)

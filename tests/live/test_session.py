@@ -435,3 +435,36 @@ def test_the_session_measures_the_change_under_front_pieces_only_when_asked(tmp_
     else:
         assert all(c is None for c in seen)
     scene.session.close(scene.t)
+
+
+@pytest.mark.parametrize("knob", [False, True])
+def test_the_session_keeps_the_changed_mask_only_when_asked(tmp_path, knob):
+    # ``TrackerConfig.co_arrival_own_change`` asks the changed mask itself
+    # (``vision.live.change.ChangeMap``) on the frames that may settle a turn; without it
+    # the tracker is called as before.
+    from vision.live.change import ChangeMap
+    from vision.live.session import SessionConfig
+    from vision.live.tracker import TrackerConfig
+
+    config = SessionConfig(tracker=TrackerConfig(co_arrival_own_change=knob))
+    session = WatchSession(lambda frame, t: VIEW, fake_reader, log_dir=tmp_path, config=config)
+    seen = []
+    update = session.tracker.update
+
+    def spy(observation, now, *, busy=False, change=None, covered=None, **kw):
+        if change is not None:
+            seen.append(kw.get("change_map"))
+        return update(observation, now, busy=busy, change=change, covered=covered, **kw)
+
+    session.tracker.update = spy
+    scene = Scene(session)
+    scene.run(1.0)
+    scene.place("b2", "LSTH")
+    scene.place("c3", "DSSS")
+    assert seen, "no frame measured the change"
+    if knob:
+        assert all(isinstance(m, ChangeMap) for m in seen)
+        assert any(m.changed.any() for m in seen)  # the pieces put changed the image
+    else:
+        assert all(m is None for m in seen)
+    scene.session.close(scene.t)

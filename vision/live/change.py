@@ -14,7 +14,7 @@ the change is the front piece's silhouette, which a piece on the hidden cell can
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import NamedTuple
 
@@ -151,23 +151,73 @@ def covered_change(changed: NDArray[np.bool_], scale: float, view: BoardView,
     return measure_change(changed, scale, view, standing, config, covered=True).covered or {}
 
 
+class ChangeMap:
+    """One changed mask kept with what it was measured on, to be asked later which cell's
+    change another cell's piece explains (:meth:`unexplained`): the tracker asks it only on
+    a settle that shows two new cells after one hand (``TrackerConfig.co_arrival_own_change``).
+    """
+
+    def __init__(self, changed: NDArray[np.bool_], scale: float, view: BoardView,
+                 standing: Mapping[Cell, bool], config: ChangeConfig | None = None) -> None:
+        self.changed, self.scale, self.view = changed, scale, view
+        self.standing = dict(standing)
+        self.config = config or ChangeConfig()
+
+    def unexplained(self, cell: Cell, others: Sequence[Cell], core: float = 1.0
+                    ) -> tuple[float, float]:
+        """How much of a piece put on the free ``cell`` would have changed the image where
+        nothing else explains a change: the changed share of the part of its short
+        silhouette (a generic piece's, its width ``core`` times ``piece_diameter_m``) that
+        neither the standing pieces nearer the camera nor a tall piece on any of ``others``
+        (free cells, say one whose new piece could cast this change) cover; and that part's
+        share of the whole silhouette (how much there is to judge by).
+
+        A piece of either height covers at least its short silhouette in the image (the
+        tall one's outline holds the short one's), so a piece put on ``cell`` since the
+        reference changes nearly all of that part, while a neighbour's new piece changes
+        it only where its shadow falls (fresh game 1036018's first move: the shadow of a
+        tall piece on c1 over a corner of d1)."""
+        cfg = self.config
+        shape = self.changed.shape
+        pieces = _Silhouettes(self.view, shape, self.scale, self.standing, cfg)
+        own = np.zeros(shape, np.uint8)
+        cv2.fillConvexPoly(own, silhouette_polygon(self.view, cell, core * cfg.piece_diameter_m,
+                                                   cfg.short_height_m, self.scale), 1)
+        mask = own.astype(bool)
+        area = int(np.count_nonzero(mask))
+        if area == 0:
+            return 0.0, 0.0
+        left = mask & ~pieces.hidden(cell)
+        for other in others:
+            if other != cell and other not in self.standing:
+                left &= ~pieces.fill(other, cfg.tall_height_m)
+        n_left = int(np.count_nonzero(left))
+        if n_left == 0:
+            return 0.0, 0.0
+        return int(np.count_nonzero(left & self.changed)) / n_left, n_left / area
+
+
 class ChangeMeasures(NamedTuple):
-    """:func:`change_scores` and (when asked) :func:`covered_change` of one changed mask."""
+    """:func:`change_scores` and (when asked) :func:`covered_change` of one changed mask,
+    and (when asked) the mask itself (:class:`ChangeMap`)."""
 
     scores: dict[Cell, float]
     covered: dict[Cell, CoveredChange] | None
+    map: ChangeMap | None = None
 
 
 def measure_change(changed: NDArray[np.bool_], scale: float, view: BoardView,
                    standing: Mapping[Cell, bool], config: ChangeConfig | None = None, *,
-                   covered: bool = False) -> ChangeMeasures:
+                   covered: bool = False, keep_map: bool = False) -> ChangeMeasures:
     """:func:`change_scores` and, with ``covered``, :func:`covered_change` in one pass over
-    the free cells, on one set of silhouettes (the live loop wants both on the same frames)."""
+    the free cells, on one set of silhouettes (the live loop wants both on the same frames);
+    with ``keep_map``, the mask kept for later questions (:class:`ChangeMap`)."""
     cfg = config or ChangeConfig()
     n_changed = int(np.count_nonzero(changed))
     under: dict[Cell, CoveredChange] | None = {} if covered else None
+    kept = ChangeMap(changed, scale, view, standing, cfg) if keep_map else None
     if n_changed == 0:
-        return ChangeMeasures({c: 0.0 for c in ALL_CELLS if c not in standing}, under)
+        return ChangeMeasures({c: 0.0 for c in ALL_CELLS if c not in standing}, under, kept)
     pieces = _Silhouettes(view, changed.shape, scale, standing, cfg)
     scores: dict[Cell, float] = {}
     for cell in ALL_CELLS:
@@ -187,7 +237,7 @@ def measure_change(changed: NDArray[np.bool_], scale: float, view: BoardView,
             found = _covered(changed, hidden, fills[0])
             if found is not None:
                 under[cell] = found
-    return ChangeMeasures(scores, under)
+    return ChangeMeasures(scores, under, kept)
 
 
 def _covered(changed: NDArray[np.bool_], hidden: NDArray[np.bool_],

@@ -216,9 +216,14 @@ class WatchSession:
                 self._last_read = t
                 read = True
             measured = self._change()
-            events = self.tracker.update(
-                self.observation, t, change=None if measured is None else measured.scores,
-                covered=None if measured is None else measured.covered)
+            if measured is not None and measured.map is not None:
+                # the changed mask kept for ``TrackerConfig.co_arrival_own_change``
+                events = self.tracker.update(self.observation, t, change=measured.scores,
+                                             covered=measured.covered, change_map=measured.map)
+            else:
+                events = self.tracker.update(
+                    self.observation, t, change=None if measured is None else measured.scores,
+                    covered=None if measured is None else measured.covered)
             if self.tracker.settled:
                 self.gate.rebase()
         return FrameResult(self._output(events, t, image), self.view, self.observation, gate, read)
@@ -235,7 +240,8 @@ class WatchSession:
             return None
         standing = {cell: piece.value("height") == "tall" for cell, piece in game.board.items()}
         return measure_change(changed[0], changed[1], self.view, standing,
-                              covered=self.tracker.config.hidden_arrival_covered_change)
+                              covered=self.tracker.config.hidden_arrival_covered_change,
+                              keep_map=self.tracker.config.co_arrival_own_change)
 
     def undo_last(self, t: float) -> list[Event]:
         """A by-hand correction from the live window: take back the last move (it stays

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from vision.game.model import Event, Game
 from vision.geometry.board_view import BoardView
 from vision.live.arrivals import ArrivalFilter, can_echo, differences
-from vision.live.change import CoveredChange, least_visible_shares, sole_explainer
+from vision.live.change import ChangeMap, CoveredChange, least_visible_shares, sole_explainer
 from vision.live.evidence import (
     CellEvidence,
     FlatIn,
@@ -140,6 +140,8 @@ class StateTracker:
         self._change: Mapping[Cell, float] | None = None  # this frame's change scores
         #: this frame's change under the front pieces' silhouettes (``covered_change``)
         self._covered: Mapping[Cell, CoveredChange] | None = None
+        #: this frame's changed mask, when kept (``co_arrival_own_change``)
+        self._change_map: ChangeMap | None = None
         #: ``least_visible_shares`` for a view and the record's standing pieces (the last
         #: asked: several cells of one settle ask it)
         self._shares: tuple[BoardView, frozenset[tuple[Cell, bool]], dict[Cell, float]] | None
@@ -208,7 +210,8 @@ class StateTracker:
 
     def update(self, observation: Observation, now: float, *, busy: bool = False,
                change: Mapping[Cell, float] | None = None,
-               covered: Mapping[Cell, CoveredChange] | None = None) -> list[Event]:
+               covered: Mapping[Cell, CoveredChange] | None = None,
+               change_map: ChangeMap | None = None) -> list[Event]:
         """Advance to source time ``now`` with this frame's reading.
 
         ``busy`` means a hand or motion over the board (the reading is not trusted). An empty
@@ -216,7 +219,9 @@ class StateTracker:
         each free cell by how well a piece there explains what changed in the image since
         the last settled scene (``vision.live.change.change_scores``; None: not measured);
         ``covered`` the change under the pieces in front of each free cell
-        (``vision.live.change.covered_change``; None: not measured).
+        (``vision.live.change.covered_change``; None: not measured); ``change_map`` the
+        changed mask itself, kept for ``TrackerConfig.co_arrival_own_change`` (None: not
+        kept).
         """
         self._last_t = float(now)
         if busy or not observation:
@@ -226,6 +231,7 @@ class StateTracker:
             self._hand_since_settle = True
             self._change = None
             self._covered = None
+            self._change_map = None
             self._reset_window()
             return []
         if self._in_busy:
@@ -240,6 +246,7 @@ class StateTracker:
                 self._hand_since_settle = False
         self._change = change
         self._covered = covered
+        self._change_map = change_map
         pattern = self._occupancy_pattern(observation)
         if pattern != self._pattern:
             self._reset_window()
@@ -814,6 +821,22 @@ class StateTracker:
         new_cells, echoes, arrival = self._arrivals.one_arrival(
             observation, new_cells, self._log_odds, hand_since_settle=self._hand_since_settle,
             view_steady=not self._view_moved, change=self._change)
+        if self.config.co_arrival_own_change:
+            unchanged, shown = self._unchanged_co_arrivals(new_cells)
+            if unchanged and shown is not None:
+                new_cells = [c for c in new_cells if c not in unchanged]
+                for cell in unchanged:
+                    self._arrivals.held_back[cell] = self._log_odds(cell)
+                    self._first_seen.pop(cell, None)
+                    self._weak_since.pop(cell, None)
+                names = ", ".join(c.name for c in unchanged)
+                events += self._warn_once(
+                    "unchanged:" + names,
+                    now,
+                    f"{names} read occupied together with {shown.name}, but the image did "
+                    f"not change there as a piece put there would change it; not taken as a "
+                    "move (one piece arrives per turn); re-checked after the next hand",
+                )
         if echoes and arrival is not None:
             for cell in echoes:
                 self._first_seen.pop(cell, None)
@@ -1039,6 +1062,45 @@ class StateTracker:
                 unchanged.add(cell)
         self._arrivals.flicker |= unchanged
         return [c for c in new_cells if c not in unchanged]
+
+    def _unchanged_co_arrivals(self, new_cells: list[Cell]) -> tuple[list[Cell], Cell | None]:
+        """Of ``new_cells`` (two or more taken in the first settle after a hand, the view
+        steady, the changed mask kept), those that read empty on the settled frame before
+        the hand and on which the image did not change as a piece put there would change
+        it, while it did so on another of them (``TrackerConfig.co_arrival_own_change``);
+        and that other cell (the best shown; None when no cell is held). One hand brings
+        one piece, and a cell seen empty before it holds no piece of an earlier turn: such
+        a cell reads a neighbour's new piece or its shadow."""
+        cfg = self.config
+        cmap = self._change_map
+        none: tuple[list[Cell], Cell | None] = ([], None)
+        if (len(new_cells) < 2 or cmap is None or not self._hand_since_settle
+                or self._view_moved or not self._settled_occ):
+            return none
+        own: dict[Cell, tuple[float, float]] = {}
+        alone: dict[Cell, float] = {}
+        for cell in new_cells:
+            own[cell] = cmap.unexplained(cell, [c for c in new_cells if c != cell],
+                                         cfg.co_arrival_core)
+            alone[cell] = cmap.unexplained(cell, [], cfg.co_arrival_core)[0]
+        unchanged = [c for c in new_cells
+                     if own[c][1] >= cfg.co_arrival_min_left
+                     and own[c][0] < cfg.co_arrival_own_share
+                     and self._settled_occ.get(c, 1.0) < cfg.co_arrival_empty_before
+                     and c not in self._unrecorded and c not in self._first_seen]
+        shown = [c for c in new_cells if c not in unchanged
+                 and alone[c] >= cfg.co_arrival_own_share]
+        if not unchanged or not shown:
+            return none
+        arrival = max(shown, key=lambda c: alone[c])
+        # ...and the change scores agree: the arrival's silhouette explains the change, the
+        # held cell's not half as well (``change_arrival_ratio``; a light piece on a light
+        # board changes little of its own silhouette, fresh game 1036015's d3 0.25, but its
+        # whole outline: change score 0.38)
+        scores = self._change or {}
+        bar = cfg.change_arrival_ratio * scores.get(arrival, 0.0)
+        unchanged = [c for c in unchanged if scores.get(c, math.inf) < bar]
+        return (unchanged, arrival) if unchanged else none
 
     def _changed_beside_unchanged(self, observation: Observation, new_cells: list[Cell],
                                   unrecorded: set[Cell]) -> list[Cell]:

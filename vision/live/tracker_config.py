@@ -379,6 +379,33 @@ class TrackerConfig:
     #: recorded games, three were phantoms (1024008 becomes exact) and two real pieces
     #: from earlier turns never taken (1023017 loses one; session 30, docs/design.md).
     unchanged_co_arrival_is_echo: bool = False
+    #: Of two or more cells new in the first settle after a hand (the view steady, the
+    #: image's change measured), a cell that read empty on the settled frame before the
+    #: hand (under ``co_arrival_empty_before``) is taken as a move of its own only if the
+    #: image changed on it as a piece put there changes it: of the part of its generic
+    #: short silhouette (``co_arrival_core`` times the generic width) that neither the
+    #: pieces in front of it nor a tall piece on another new cell would cover, at least
+    #: ``co_arrival_own_share`` changed, that part being at least ``co_arrival_min_left``
+    #: of the silhouette (less: nothing to judge by, the cell is left as before); or its
+    #: change score (Dice, :mod:`vision.live.change`) at least ``change_arrival_ratio`` of
+    #: the arrival's (a light piece on a light board changes little inside its silhouette
+    #: but all along its outline). A piece put there since the settled scene changes
+    #: nearly all of it; a neighbour's new piece changes it only where its shadow falls.
+    #: The arrival (another new cell) must pass the first test itself, else nothing
+    #: changes. One piece arrives per hand, and a cell read empty before it holds no piece
+    #: of an earlier turn. The cell is held back as an echo with a warning, and taken later
+    #: by the held-echo rules (a hand that brings nothing else). Fresh game 1036018's first
+    #: move (74.5 degrees): c1's tall piece (own 0.85, change 0.55) and d1 in front of it,
+    #: read 0.95 occupied in full view, own 0.14, change 0.10 (the new piece's shadow over
+    #: a corner), were taken both and every later move was one index off (helper-37b,
+    #: ``StateTracker._unchanged_co_arrivals``).
+    co_arrival_own_change: bool = False
+    co_arrival_core: float = 0.7
+    co_arrival_own_share: float = 0.6
+    co_arrival_min_left: float = 0.3
+    #: "read empty before the hand": its occupied probability on that settled frame under
+    #: this (a cell read 0.3-0.5 may have held a piece read unsurely; 1036018's d1: 0.01)
+    co_arrival_empty_before: float = 0.25
     #: Of the cells new in the first settle after a hand (the view steady, the change
     #: measured), the one whose silhouette best matches the change is the arrival; with
     #: this, a near tie (the other scores at least ``change_arrival_ratio`` of it) goes
@@ -697,5 +724,8 @@ class TrackerConfig:
             raise ValueError(
                 f"TrackerConfig.evidence_frames must be >= 1, got {self.evidence_frames!r}"
             )
+        if not 0.0 < self.co_arrival_core <= 1.0:
+            raise ValueError(
+                f"TrackerConfig.co_arrival_core must be in (0, 1], got {self.co_arrival_core!r}")
         if not 0.0 < self.p_clip < 0.5:
             raise ValueError(f"TrackerConfig.p_clip must be in (0, 0.5), got {self.p_clip!r}")
