@@ -58,7 +58,8 @@ def test_the_check_takes_the_line_nearest_the_square_not_the_first_row_of_rings(
     k = far_side(corners)
     a, d, c, b = (corners[(k + j) % 4] for j in range(4))
     img = np.full((270, 480), 210, np.uint8)
-    face = np.array([b, c, c + [0.0, 7.0], b + [0.0, 7.0]])
+    down = np.array([0.0, 7.0])
+    face = np.array([b, c, c + down, b + down])
     cv2.fillPoly(img, [np.round(face * 16).astype(np.int32)], 70, cv2.LINE_AA, 4)
     cv2.fillPoly(img, [np.round(corners * 16).astype(np.int32)], 150, cv2.LINE_AA, 4)
     inward = (a + d) / 2.0 - (b + c) / 2.0
