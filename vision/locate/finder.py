@@ -102,6 +102,7 @@ from vision.locate.pose import (
 )
 from vision.locate.quad import (
     board_quads,
+    chroma_channels,
     complete_square,
     far_side,
     near_sides,
@@ -726,12 +727,14 @@ def _outline_search(frame: NDArray[np.uint8], work: NDArray[np.uint8],
 
 
 def near_side_pitch(work_f: NDArray[np.float32], H: FloatArray, lay: LayoutFit,
-                    edge: EdgeConfig, config: LocateConfig) -> float:
+                    edge: EdgeConfig, config: LocateConfig,
+                    chroma: Sequence[NDArray[np.float32]] = ()) -> float:
     """How far (pitches) the board's three sides a low camera sees past the pieces (the near
     side and the two running away from it, ``quad.near_sides``), searched around the square
     the grid ``H`` and layout ``lay`` imply, lie from that square's: the larger of the two
     near corners' distances and the far corners' distances from the lateral lines found;
-    infinite when a side is not found."""
+    infinite when a side is not found. ``chroma``: the sides' edges searched in these
+    chroma channels too (``quad.near_sides``)."""
     corners = _board_square(H, lay.rotation_deg, lay.side)
     if not np.all(np.isfinite(corners)):
         return math.inf
@@ -739,7 +742,8 @@ def near_side_pitch(work_f: NDArray[np.float32], H: FloatArray, lay: LayoutFit,
     a, d, c, b = (corners[(k + j) % 4] for j in range(4))
     best = math.inf
     for b2, c2, a2, d2 in near_sides(work_f, corners, edge.min_edge, config,
-                                          nearest=True):
+                                          nearest=True, chroma=chroma,
+                                          face_top=not config.near_outline_check_nearest):
         gap = [float(np.hypot(*(b2 - b))), float(np.hypot(*(c2 - c)))]
         for p, q, far in ((b2, a2, a), (c2, d2, d)):
             v = (q - p) / max(float(np.hypot(*(q - p))), 1e-9)
@@ -765,11 +769,16 @@ def _near_outline_search(frame: NDArray[np.uint8], work: NDArray[np.uint8],
     again around themselves (``near_side_pitch``). ``starts``: the rough outlines
     (``_outline_starts``) when the outline search made them already."""
     size_wh = (work_f.shape[1], work_f.shape[0])
+    chroma = (chroma_channels(frame, size_wh, config.smooth_sigma_px)
+              if config.near_outline_chroma else [])
     quads: list[FloatArray] = []
     for start in starts if starts else _outline_starts(frame, work, peaks, config):
         if not np.all(np.isfinite(start)):
             continue
-        for b, c, a2, d2 in near_sides(work_f, start, edge.min_edge, config):
+        found = near_sides(work_f, start, edge.min_edge, config)
+        if chroma:
+            found += near_sides(work_f, start, edge.min_edge, config, chroma=chroma)
+        for b, c, a2, d2 in found:
             for hfov in config.near_outline_hfovs:
                 intr = Intrinsics.from_fov(size_wh, hfov)
                 q = complete_square(b, c, a2, d2, intr.fx, (intr.cx, intr.cy))
@@ -779,7 +788,8 @@ def _near_outline_search(frame: NDArray[np.uint8], work: NDArray[np.uint8],
                                 for k in quads)):
                     quads.append(q)
     best = _judged_inside(quads, work_f, edge, peaks, config, config.near_outline_max_grids,
-                          lambda H, lay: not near_side_pitch(work_f, H, lay, edge, config)
+                          lambda H, lay: not near_side_pitch(work_f, H, lay, edge, config,
+                                                             chroma)
                           > config.near_outline_max_corner_pitch)
     if best is None or best[2] < config.near_outline_min_score:
         return None

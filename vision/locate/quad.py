@@ -21,6 +21,7 @@ Two refinements make the outline robust to what the photoreal boards showed:
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import cv2
@@ -492,9 +493,14 @@ def quad_hypotheses(quad: FloatArray, config: LocateConfig) -> list[LatticeHypot
 
 
 def _side_lines(gray_f: NDArray[np.float32], quad: FloatArray, i: int, min_edge: float,
-                config: LocateConfig) -> list[tuple[FloatArray, FloatArray]]:
+                config: LocateConfig, chroma: Sequence[NDArray[np.float32]] = (),
+                ) -> list[tuple[FloatArray, FloatArray]]:
     """The straight edges along side ``i`` (corner ``i`` to ``i + 1``) of ``quad``, best
-    supported first, searched as :func:`refine_quad` searches each side."""
+    supported first, searched as :func:`refine_quad` searches each side. ``chroma``: more
+    images of the same pixels (smoothed chroma channels, :func:`chroma_channels`) whose
+    edge steps of ``min_edge`` are candidates too, on the same profiles: a step in hue
+    where the grey level does not change (a dark blue top over a dark red face) counts
+    like one in grey."""
     t = np.linspace(0.05, 0.95, config.quad_refine_samples)
     a, b = quad[i % 4], quad[(i + 1) % 4]
     d = b - a
@@ -506,6 +512,14 @@ def _side_lines(gray_f: NDArray[np.float32], quad: FloatArray, i: int, min_edge:
         normal = -normal
     outside, inside = (r * length for r in config.quad_refine_reach)
     pts, rows = _edge_candidates(gray_f, a + t[:, None] * d, normal, -outside, inside, min_edge)
+    if chroma:
+        found = [(pts, rows)] + [
+            _edge_candidates(c, a + t[:, None] * d, normal, -outside, inside, min_edge)
+            for c in chroma]
+        pts = np.vstack([p for p, _ in found])
+        rows = np.concatenate([r for _, r in found])
+        if not len(rows):
+            return []
     return _supported_lines(pts, rows, config.quad_refine_tol_px,
                             config.quad_refine_min_share * len(t))
 
@@ -524,6 +538,7 @@ def far_side(quad: FloatArray) -> int:
 
 def near_sides(gray_f: NDArray[np.float32], quad: FloatArray, min_edge: float,
                config: LocateConfig, nearest: bool = False,
+               chroma: Sequence[NDArray[np.float32]] = (), face_top: bool = True,
                ) -> list[tuple[FloatArray, FloatArray, FloatArray, FloatArray]]:
     """The board's three sides a piece never hides from a low camera, found along ``quad``
     (pixels, corners in order around it): the near side and the two sides running away
@@ -537,12 +552,17 @@ def near_sides(gray_f: NDArray[np.float32], quad: FloatArray, min_edge: float,
     corner moves more than ``quad_refine_max_move`` of the outline's size. ``nearest``: each
     lateral side takes the supported line nearest the quad's side instead of the best
     supported one, and so does the near side (a check that the sides lie where ``quad``
-    puts them)."""
+    puts them). ``chroma``: smoothed chroma channels of the same pixels whose edges are
+    candidates too (:func:`_side_lines`). ``face_top`` False: the near side is the line
+    taken (with ``nearest``, the one nearest the quad's side), never an inner parallel one:
+    around a grid's square the line nearest its side is the top's edge where the square is
+    the top, and an inner parallel line there is the first row of rings or the pieces'
+    feet."""
     k = far_side(quad)
     a, d, c, b = (quad[(k + j) % 4] for j in range(4))
-    lat_a = _side_lines(gray_f, quad, k - 1, min_edge, config)    # b -> a
-    lat_d = _side_lines(gray_f, quad, k + 1, min_edge, config)    # d -> c
-    near = _side_lines(gray_f, quad, k + 2, min_edge, config)     # c -> b
+    lat_a = _side_lines(gray_f, quad, k - 1, min_edge, config, chroma)    # b -> a
+    lat_d = _side_lines(gray_f, quad, k + 1, min_edge, config, chroma)    # d -> c
+    near = _side_lines(gray_f, quad, k + 2, min_edge, config, chroma)     # c -> b
     if not (lat_a and lat_d and near):
         return []
     if nearest:
@@ -557,7 +577,7 @@ def near_sides(gray_f: NDArray[np.float32], quad: FloatArray, min_edge: float,
     par = [(float(np.dot(p - p0, n0)), (p, v)) for p, v in near[1:]
            if abs(float(np.dot(v, v0))) > math.cos(math.radians(3.0))
            and float(np.dot(p - p0, n0)) > 2.0]
-    if par:
+    if par and face_top:
         # The face's top edge, not its foot: the board's top is the square the grid lies in.
         variants = [min(par, key=lambda x: x[0])[1]]
     size = math.sqrt(abs(cv2.contourArea(quad.astype(np.float32))))
@@ -615,3 +635,17 @@ def complete_square(b: FloatArray, c: FloatArray, a2: FloatArray, d2: FloatArray
     if A[2] <= 1e-6 or D[2] <= 1e-6:
         return None
     return np.array([proj(A), proj(D), c, b], dtype=np.float64)
+
+
+def chroma_channels(colour: NDArray[np.uint8], size_wh: tuple[int, int],
+                    sigma_px: float) -> list[NDArray[np.float32]]:
+    """The CIELAB a* (green-red) and b* (blue-yellow) channels of the BGR image ``colour``
+    (8-bit units, about one grey level per unit of chroma) at ``size_wh`` and smoothed as
+    the grey working image is (a Gaussian of ``sigma_px``): images whose edge steps are
+    changes of hue, for :func:`near_sides`."""
+    small = colour if (colour.shape[1], colour.shape[0]) == size_wh else cv2.resize(
+        colour, size_wh, interpolation=cv2.INTER_AREA)
+    lab = cv2.cvtColor(small, cv2.COLOR_BGR2LAB)
+    ksize = int(np.rint(sigma_px * 8 + 1)) | 1
+    return [np.asarray(cv2.GaussianBlur(lab[:, :, ch].astype(np.float32), (ksize, ksize),
+                                        sigma_px), dtype=np.float32) for ch in (1, 2)]
