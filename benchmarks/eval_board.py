@@ -24,7 +24,6 @@ guess was fitted or ranked away).
 from __future__ import annotations
 
 import argparse
-import ast
 import dataclasses
 import json
 import sys
@@ -33,6 +32,7 @@ from pathlib import Path
 import cv2
 
 from vision.evaluation.board import evaluate_folder, format_summary, summarize
+from vision.evaluation.knobs import replaced
 from vision.evaluation.labels import Label, iter_labelled_images
 from vision.locate.config import LocateConfig
 from vision.locate.finder import find_board
@@ -126,21 +126,6 @@ def diagnose(label: Label, config: LocateConfig | None = None) -> str:
             f"truth={'-' if truth is None else f'{truth:.2f}'}")
 
 
-def locate_config(pairs: list[str]) -> LocateConfig:
-    """A ``LocateConfig`` with the ``KEY=VALUE`` overrides (values as Python literals)."""
-    fields = {f.name for f in dataclasses.fields(LocateConfig)}
-    kw = {}
-    for pair in pairs:
-        key, sep, value = pair.partition("=")
-        if not sep or key not in fields:
-            raise ValueError(f"--locate {pair!r}: not KEY=VALUE with a LocateConfig field")
-        try:
-            kw[key] = ast.literal_eval(value)
-        except (ValueError, SyntaxError):
-            kw[key] = value  # a bare string
-    return LocateConfig(**kw)
-
-
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -157,7 +142,7 @@ def main() -> int:
                     help="a LocateConfig field changed (repeatable)")
     args = ap.parse_args()
     try:
-        config = locate_config(args.locate)
+        config = replaced(LocateConfig(), args.locate)
     except ValueError as e:
         ap.error(str(e))
     cv2.setNumThreads(1)
