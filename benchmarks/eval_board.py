@@ -3,10 +3,13 @@
 Usage::
 
     python benchmarks/eval_board.py FOLDER [FOLDER ...] [--render N --seed S --out DIR]
-        [--no-board N] [--json FILE] [--failures] [--diagnose]
+        [--no-board N] [--json FILE] [--failures] [--diagnose] [--locate KEY=VALUE ...]
 
 ``--render N --seed S`` first renders N seeded stills (and ``--no-board M`` stills without a
 board, seeds S+N..) into ``--out`` (default /tmp/board_eval), then evaluates that folder too.
+
+``--locate KEY=VALUE`` (repeatable) runs the finder with that ``LocateConfig`` field changed
+(the value a Python literal: ``--locate line_marking_recheck=True``).
 
 ``--diagnose`` says, for every board missed or misplaced, where the search lost it (from the
 label's true grid): ``rings`` = cells with a ring candidate within 0.1 pitch of the true
@@ -21,6 +24,8 @@ guess was fitted or ranked away).
 from __future__ import annotations
 
 import argparse
+import ast
+import dataclasses
 import json
 import sys
 from pathlib import Path
@@ -34,8 +39,6 @@ from vision.locate.finder import find_board
 
 
 def render_set(out: Path, n: int, seed: int, no_board: int) -> None:
-    import dataclasses
-
     from vision.render.scene import SceneOptions
     from vision.render.still import render_still, write_still
 
@@ -123,6 +126,21 @@ def diagnose(label: Label, config: LocateConfig | None = None) -> str:
             f"truth={'-' if truth is None else f'{truth:.2f}'}")
 
 
+def locate_config(pairs: list[str]) -> LocateConfig:
+    """A ``LocateConfig`` with the ``KEY=VALUE`` overrides (values as Python literals)."""
+    fields = {f.name for f in dataclasses.fields(LocateConfig)}
+    kw = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or key not in fields:
+            raise ValueError(f"--locate {pair!r}: not KEY=VALUE with a LocateConfig field")
+        try:
+            kw[key] = ast.literal_eval(value)
+        except (ValueError, SyntaxError):
+            kw[key] = value  # a bare string
+    return LocateConfig(**kw)
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -135,7 +153,13 @@ def main() -> int:
     ap.add_argument("--failures", action="store_true", help="list images not found / worst")
     ap.add_argument("--diagnose", action="store_true",
                     help="with --failures: where the search lost each missed board")
+    ap.add_argument("--locate", action="append", default=[], metavar="KEY=VALUE",
+                    help="a LocateConfig field changed (repeatable)")
     args = ap.parse_args()
+    try:
+        config = locate_config(args.locate)
+    except ValueError as e:
+        ap.error(str(e))
     cv2.setNumThreads(1)
     folders = [Path(f) for f in args.folders]
     if args.render or args.no_board:
@@ -146,7 +170,8 @@ def main() -> int:
     all_figures = {}
     for folder in folders:
         labels = {lab.image_path.name: lab for lab in iter_labelled_images(folder)}
-        records = evaluate_folder(labels.values(), find_board)
+        records = evaluate_folder(labels.values(),
+                                  lambda image: find_board(image, config=config))
         figures = summarize(records)
         all_figures[str(folder)] = figures
         print(f"== {folder}")
@@ -159,7 +184,7 @@ def main() -> int:
                     print(f"  {r.name:14s} {r.style:14s} {r.band:6s} board={r.has_board} "
                           f"found={r.found} max_err={worst:.3f} {r.reason}")
                     if args.diagnose and r.has_board and (not r.found or worst > 0.5):
-                        print(f"      {diagnose(labels[r.name])}")
+                        print(f"      {diagnose(labels[r.name], config)}")
     if args.json:
         Path(args.json).write_text(json.dumps(all_figures, indent=2))
     return 0
