@@ -341,6 +341,23 @@ class LocateConfig:
     #: the grids came closer (all cells within 5% 88.2 -> 89.8% of 2246 dev boards) but
     #: the p99 did not, and the readings at 25-40 degrees got worse.
     near_arc_low_views: bool = False
+    #: A Gigamic grid's scale checked against its big circle (``finder._circle_scale``):
+    #: the circle and the rings are printed on one board, so the circle's radius over the
+    #: pitch is the board's (2.60-2.77 on the renderer's diagonal boards), while a grid
+    #: fitted to the pieces' tops or silhouettes (a grid of their own, larger seen from
+    #: above) finds the circle at another ratio. Where the circle is found on at least
+    #: ``circle_scale_min_score`` of its points at a ratio outside ``circle_scale_range``,
+    #: the grid is scaled about its centre to put it at ``circle_scale_target`` (and fitted
+    #: again on its marking from ``circle_scale_reaches``, shares of the pitch, when given:
+    #: measured, the refit climbs back onto the pieces); it replaces the grid when its
+    #: circle then lies within the range and is still found on ``circle_scale_min_score``
+    #: of its points, and is then not refitted on the near arcs. Session 37 (helper-37f).
+    #: Off.
+    circle_scale_check: bool = False
+    circle_scale_min_score: float = 0.7
+    circle_scale_range: tuple[float, float] = (2.56, 2.82)
+    circle_scale_target: float = 2.68
+    circle_scale_reaches: tuple[float, ...] = ()
     #: The final work-image grid fitted once more to the outlines of the cells judged
     #: empty only (``finder.occupied_cells``), from ``occupancy_refit_reaches`` (shares of
     #: the pitch), when at least ``occupancy_refit_min_empty`` cells are: a dark piece's

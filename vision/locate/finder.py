@@ -383,6 +383,10 @@ def find_board(
         # (A grid the board's outline placed is not fitted again, as on the near arcs.)
         H_work, radius, edge, lay = _line_marking_recheck(work_f, H_work, radius, edge, lay,
                                                           peaks[0], config)
+    if config.circle_scale_check:
+        H_new, radius, lay = _circle_scale(work_f, H_work, radius, edge, lay, config)
+        placed = placed or H_new is not H_work
+        H_work = H_new
     if config.near_arc_refit and not placed:
         H_work, radius = _refit_near_arcs(work_f, H_work, radius, edge, scale, intrinsics,
                                           (w, h), config, low_views)
@@ -849,6 +853,44 @@ def _line_marking_recheck(
         return H_work, radius, edge, lay
     log.debug("the grid refitted on a line marking (%.2f over %.2f)", best[0], bar)
     return best[1], best[2], best[3], best[4]
+
+
+def _circle_scale(
+    work_f: NDArray[np.float32], H_work: FloatArray, radius: float, edge: EdgeConfig,
+    lay: LayoutFit, config: LocateConfig,
+) -> tuple[FloatArray, float, LayoutFit]:
+    """The grid (work pixels), ring radius and layout with the grid's scale checked against
+    its big circle (``circle_scale_*`` in ``LocateConfig``): a Gigamic grid whose circle is
+    found well at a radius over the pitch no such board has is scaled about its centre to
+    the usual ratio (and fitted again on its marking from ``circle_scale_reaches``, when
+    any); it is taken when its circle then lies at a board's ratio and is still found on
+    ``circle_scale_min_score`` of its points. Otherwise the inputs unchanged (the same
+    objects)."""
+    lo, hi = config.circle_scale_range
+    if (lay.layout != LAYOUT_DIAGONAL or lay.circle_score < config.circle_scale_min_score
+            or lo <= lay.big_circle <= hi or lay.big_circle <= 0.0):
+        return H_work, radius, lay
+    # The circle lies at ``big_circle`` of the grid's units and should at the target: the
+    # true pitch is ``k`` of the grid's units, about the grid's centre (1.5, 1.5).
+    k = lay.big_circle / config.circle_scale_target
+    c = 1.5 * (1.0 - k)
+    H0 = H_work @ np.array([[k, 0.0, c], [0.0, k, c], [0.0, 0.0, 1.0]])
+    r0 = float(np.clip(radius / k, *edge.radius_range))
+    H1, r1 = H0, r0
+    if config.circle_scale_reaches:
+        pitch = _pitch_px(H0)
+        reaches = tuple(max(1.0, f * pitch) for f in config.circle_scale_reaches)
+        H1, r1, _, _ = fit_rings(work_f, H0, r0, reaches, edge, measure=False)
+    work_wh = (work_f.shape[1], work_f.shape[0])
+    if not plausible_grid(H1, work_wh, config.min_ring_axis_px, config.max_foreshortening):
+        return H_work, radius, lay
+    lay1 = fit_layout(work_f, H1, config, edge)
+    if (lay1.layout == LAYOUT_DIAGONAL and lo <= lay1.big_circle <= hi
+            and lay1.circle_score >= config.circle_scale_min_score):
+        log.debug("grid rescaled by its big circle (%.3f -> %.3f)", lay.big_circle,
+                  lay1.big_circle)
+        return H1, r1, lay1
+    return H_work, radius, lay
 
 
 def _refit_near_arcs(
