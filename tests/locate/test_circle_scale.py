@@ -47,7 +47,9 @@ def test_a_grid_too_large_for_its_big_circle_is_scaled_back():
     lay = fit_layout(gray, H_big, config, edge)
     assert lay.circle_score >= config.circle_scale_min_score
     assert lay.big_circle < config.circle_scale_range[0]  # the circle at another ratio
-    H_new, r_new, lay_new = fnd._circle_scale(gray, H_big, radius / k, edge, lay, config)
+    size = (gray.shape[1], gray.shape[0])
+    H_new, r_new, lay_new = fnd._circle_scale(gray, H_big, radius / k, edge, lay, config, 1.0,
+                                              None, size)
     assert H_new is not H_big
     assert _worst(H_big, H_true) > 0.15
     assert _worst(H_new, H_true) < 0.05
@@ -71,3 +73,29 @@ def test_a_grid_at_the_boards_ratio_or_with_its_circle_unseen_is_left_alone():
     H_big = H_true @ grow
     faint = replace(fit_layout(gray, H_big, config, edge), circle_score=0.5)
     assert fnd._circle_scale(gray, H_big, radius, edge, faint, config)[0] is H_big
+    # Nor a grid too small for its circle: pieces stand above the board and look larger.
+    k = 0.93
+    shrink = np.array([[k, 0.0, 1.5 * (1 - k)], [0.0, k, 1.5 * (1 - k)], [0.0, 0.0, 1.0]])
+    H_small = H_true @ shrink
+    lay_small = fit_layout(gray, H_small, config, edge)
+    assert lay_small.big_circle > config.circle_scale_range[1]
+    assert fnd._circle_scale(gray, H_small, radius, edge, lay_small, config)[0] is H_small
+
+
+def test_a_grid_too_large_seen_from_low_down_is_left_alone():
+    # From 40 degrees the pieces' plane is the board's shifted and enlarged about the
+    # camera's foot, far from the grid's centre: scaling about the centre is no correction.
+    gray, H_true, radius = _scene(40.0)
+    config = LocateConfig(circle_scale_check=True)
+    edge = EdgeConfig(min_edge=4.0, mode="line", polarity=1)
+    k = 1.08
+    grow = np.array([[k, 0.0, 1.5 * (1 - k)], [0.0, k, 1.5 * (1 - k)], [0.0, 0.0, 1.0]])
+    H_big = H_true @ grow
+    lay = fit_layout(gray, H_big, config, edge)
+    assert lay.circle_score >= config.circle_scale_min_score
+    assert lay.big_circle < config.circle_scale_range[0]
+    size = (gray.shape[1], gray.shape[0])
+    assert fnd._circle_scale(gray, H_big, radius, edge, lay, config, 1.0, None, size)[0] is H_big
+    # ... unless the elevation gate is lifted.
+    low = replace(config, circle_scale_min_elevation_deg=0.0)
+    assert fnd._circle_scale(gray, H_big, radius, edge, lay, low, 1.0, None, size)[0] is not H_big

@@ -346,8 +346,12 @@ class LocateConfig:
     #: pitch is the board's (2.60-2.77 on the renderer's diagonal boards), while a grid
     #: fitted to the pieces' tops or silhouettes (a grid of their own, larger seen from
     #: above) finds the circle at another ratio. Where the circle is found on at least
-    #: ``circle_scale_min_score`` of its points at a ratio outside ``circle_scale_range``,
-    #: the grid is scaled about its centre to put it at ``circle_scale_target`` (and fitted
+    #: ``circle_scale_min_score`` of its points at a ratio under ``circle_scale_range`` (the
+    #: grid too large; one too small is no grid on the pieces) and the camera looks down from
+    #: ``circle_scale_min_elevation_deg`` or more (under the default field of view: the
+    #: pieces' plane is the board's enlarged about the camera's foot, so about the grid's
+    #: centre only from high up; 0 = any), the grid is scaled about its centre to put it
+    #: at ``circle_scale_target`` (and fitted
     #: again on its marking from ``circle_scale_reaches``, shares of the pitch, when given:
     #: measured, the refit climbs back onto the pieces); it replaces the grid when its
     #: circle then lies within the range and is still found on ``circle_scale_min_score``
@@ -358,6 +362,7 @@ class LocateConfig:
     circle_scale_range: tuple[float, float] = (2.56, 2.82)
     circle_scale_target: float = 2.68
     circle_scale_reaches: tuple[float, ...] = ()
+    circle_scale_min_elevation_deg: float = 60.0
     #: The final work-image grid fitted once more to the outlines of the cells judged
     #: empty only (``finder.occupied_cells``), from ``occupancy_refit_reaches`` (shares of
     #: the pitch), when at least ``occupancy_refit_min_empty`` cells are: a dark piece's

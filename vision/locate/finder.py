@@ -384,7 +384,8 @@ def find_board(
         H_work, radius, edge, lay = _line_marking_recheck(work_f, H_work, radius, edge, lay,
                                                           peaks[0], config)
     if config.circle_scale_check:
-        H_new, radius, lay = _circle_scale(work_f, H_work, radius, edge, lay, config)
+        H_new, radius, lay = _circle_scale(work_f, H_work, radius, edge, lay, config, scale,
+                                           intrinsics, (w, h))
         placed = placed or H_new is not H_work
         H_work = H_new
     if config.near_arc_refit and not placed:
@@ -857,19 +858,30 @@ def _line_marking_recheck(
 
 def _circle_scale(
     work_f: NDArray[np.float32], H_work: FloatArray, radius: float, edge: EdgeConfig,
-    lay: LayoutFit, config: LocateConfig,
+    lay: LayoutFit, config: LocateConfig, scale: float = 1.0,
+    intrinsics: Intrinsics | None = None, size_wh: tuple[int, int] | None = None,
 ) -> tuple[FloatArray, float, LayoutFit]:
     """The grid (work pixels), ring radius and layout with the grid's scale checked against
-    its big circle (``circle_scale_*`` in ``LocateConfig``): a Gigamic grid whose circle is
-    found well at a radius over the pitch no such board has is scaled about its centre to
+    its big circle (``circle_scale_*`` in ``LocateConfig``): a Gigamic grid seen from
+    ``circle_scale_min_elevation_deg`` up whose circle is found well inside the radius over
+    the pitch its board has (the grid too large: on the pieces) is scaled about its centre to
     the usual ratio (and fitted again on its marking from ``circle_scale_reaches``, when
     any); it is taken when its circle then lies at a board's ratio and is still found on
     ``circle_scale_min_score`` of its points. Otherwise the inputs unchanged (the same
     objects)."""
     lo, hi = config.circle_scale_range
     if (lay.layout != LAYOUT_DIAGONAL or lay.circle_score < config.circle_scale_min_score
-            or lo <= lay.big_circle <= hi or lay.big_circle <= 0.0):
+            or lay.big_circle >= lo or lay.big_circle <= 0.0):
+        # (A grid too small for its circle is no grid on the pieces, which stand above the
+        # board and so look larger: the circle found at another radius, a side or a shadow.)
         return H_work, radius, lay
+    if config.circle_scale_min_elevation_deg > 0.0:
+        # The pieces' plane is the board's enlarged about the camera's foot: about the
+        # grid's centre only when the camera looks down on the board from high up.
+        wh = size_wh or (round(work_f.shape[1] / scale), round(work_f.shape[0] / scale))
+        _, elevation = _camera_foot(H_work, scale, intrinsics, wh, config)
+        if elevation < config.circle_scale_min_elevation_deg:
+            return H_work, radius, lay
     # The circle lies at ``big_circle`` of the grid's units and should at the target: the
     # true pitch is ``k`` of the grid's units, about the grid's centre (1.5, 1.5).
     k = lay.big_circle / config.circle_scale_target
