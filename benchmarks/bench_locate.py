@@ -5,6 +5,7 @@ Usage::
     python benchmarks/bench_locate.py [FOLDER] [--limit N] [--repeat R]
     python benchmarks/bench_locate.py --video GAME.mp4
     python benchmarks/bench_locate.py [FOLDER] --stages
+    python benchmarks/bench_locate.py ... --set marking_guided_share=0.3 [--set ...]
 
 FOLDER holds labelled 1280x720 images (default ../shared/photoreal_dev). Prints the time of
 ``find_board`` from scratch per frame, and of ``BoardTracker.update`` on a still camera (the
@@ -22,6 +23,9 @@ only, the others refine up to ``max_refined_hypotheses`` grids.
 ``bump`` script) and its sidecar label, and prints, for every camera bump, how long after
 it (source time) the tracked cell centres are back within 5% of the cell spacing, plus the
 per-frame tracking time.
+
+``--set NAME=VALUE`` (repeatable) sets a ``LocateConfig`` field (a Python literal) for every
+mode: ``find_board``, the tracker and its re-finds.
 """
 
 from __future__ import annotations
@@ -35,8 +39,23 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from vision.locate.config import LocateConfig
 from vision.locate.finder import find_board
 from vision.locate.tracker import BoardTracker
+
+CONFIG = LocateConfig()
+
+
+def parse_sets(items: list[str]) -> LocateConfig:
+    """``LocateConfig`` with the ``NAME=VALUE`` fields of ``--set`` (values Python literals)."""
+    import ast
+    import dataclasses
+
+    fields: dict[str, object] = {}
+    for item in items:
+        name, _, value = item.partition("=")
+        fields[name.strip()] = ast.literal_eval(value.strip())
+    return dataclasses.replace(LocateConfig(), **fields)  # type: ignore[arg-type]
 
 
 def run_video(path: Path) -> int:
@@ -53,7 +72,7 @@ def run_video(path: Path) -> int:
         print(f"cannot open {path}", file=sys.stderr)
         return 2
     fps = float(label["fps"])
-    tracker = BoardTracker()
+    tracker = BoardTracker(locate_config=CONFIG)
     ok_at: list[tuple[float, bool]] = []
     times: list[float] = []
     k = 0
@@ -144,7 +163,7 @@ def run_stages(paths: list[Path]) -> int:
             spent.clear()
             refined[0] = 0
             t0 = time.process_time()
-            find_board(img)
+            find_board(img, config=CONFIG)
             totals.append((time.process_time() - t0) * 1000.0)
             per_frame.append({k: v * 1000.0 for k, v in spent.items()})
             counts[refined[0]] += 1
@@ -183,7 +202,11 @@ def main() -> int:
     ap.add_argument("--track-frames", type=int, default=100)
     ap.add_argument("--video", help="a labelled game video: measure bump recovery")
     ap.add_argument("--stages", action="store_true", help="CPU time per step of find_board")
+    ap.add_argument("--set", action="append", default=[], metavar="NAME=VALUE",
+                    help="a LocateConfig field for every mode (repeatable)")
     args = ap.parse_args()
+    global CONFIG
+    CONFIG = parse_sets(args.set)
     cv2.setNumThreads(1)
     if args.video:
         return run_video(Path(args.video))
@@ -204,7 +227,7 @@ def main() -> int:
         view = None
         for _ in range(args.repeat):
             t0, w0 = time.process_time(), time.perf_counter()
-            view = find_board(img)
+            view = find_board(img, config=CONFIG)
             best = min(best, (time.process_time() - t0) * 1000.0)
             wall = min(wall, (time.perf_counter() - w0) * 1000.0)
         find_ms.append(best)
@@ -212,7 +235,7 @@ def main() -> int:
         if not view:
             continue
         found += 1
-        tracker = BoardTracker()
+        tracker = BoardTracker(locate_config=CONFIG)
         tracker.update(img, 0.0)
         noise = [np.clip(img.astype(np.int16) + rng.integers(-3, 4, img.shape), 0, 255)
                  .astype(np.uint8) for _ in range(4)]

@@ -387,6 +387,16 @@ class LocateConfig:
     #: mostly chose what the inliers choose, and where not it lost: on 150 dev stills
     #: 1 board closer, 4 farther, p99 10.2 -> 11.7%.
     marking_cell_share: float = 0.0
+    #: The cells' marking and its matches decided without RANSAC where the grid being
+    #: fitted is already close: each marking's matches within the inlier distance of that
+    #: grid, refitted by least squares until its inliers settle, taken when the winner's
+    #: consensus holds at least this share of its edge matches (``EdgeConfig.guided_share``,
+    #: ``fit.guided_consensus``). 0: RANSAC always. A speed knob (session 37, helper-37g):
+    #: the marking's RANSAC was a fifth of a median frame.
+    marking_guided_share: float = 0.0
+    #: The same for the camera's ring matches at full resolution (``fit.
+    #: edge_correspondences``, ``EdgeConfig.camera_guided_share``). 0: RANSAC always.
+    camera_guided_share: float = 0.0
     #: Seen from ``outline_grid_min_elevation_deg`` up (under the default field of view,
     #: which places views 5-10 degrees low), a Gigamic grid whose big circle (centred on the
     #: grid, its radius searched) is found on less than ``outline_grid_max_circle`` of its

@@ -107,6 +107,43 @@ class EdgeConfig:
     #: least this share of their outline samples as RANSAC inliers (then most inliers);
     #: 0: most inliers in all (``LocateConfig.marking_cell_share``).
     cell_share: float = 0.0
+    #: The consensus of each marking's matches found from the grid being fitted instead of by
+    #: RANSAC: the matches within the inlier distance of where that grid puts them (their
+    #: edge offsets), a least-squares homography on them, its own inliers, again until they
+    #: settle (``guided_consensus``). Taken when the winner's consensus holds at least this
+    #: share of its matches; otherwise RANSAC decides as before. 0: RANSAC always
+    #: (``LocateConfig.marking_guided_share``).
+    guided_share: float = 0.0
+    #: The same for the camera's ring matches (``edge_correspondences``;
+    #: ``LocateConfig.camera_guided_share``).
+    camera_guided_share: float = 0.0
+
+
+def guided_consensus(pts: FloatArray, target: FloatArray, start: NDArray[np.bool_],
+                     thr: float, rounds: int = 3) -> tuple[FloatArray, NDArray[np.bool_]] | None:
+    """A homography from grid points ``pts`` to image points ``target`` and its inliers
+    (reprojection error within ``thr`` pixels), grown from the matches ``start`` that the
+    current grid already explains: a least-squares fit to the inliers, its inliers, up to
+    ``rounds`` times or until they no longer change. Deterministic, and a few fits instead
+    of RANSAC's hundreds of samples where the grid is close (the later rounds of a fit, a
+    grid grown from its near cells). None when fewer than 12 points agree or a fit fails."""
+    inl = start
+    H: FloatArray | None = None
+    for _ in range(rounds):
+        if int(inl.sum()) < 12:
+            return None
+        Hn, _ = cv2.findHomography(pts[inl], target[inl], 0)
+        if Hn is None or not usable_h(Hn):
+            return None
+        H = Hn
+        d = apply_h(H, pts) - target
+        new = np.einsum("ij,ij->i", d, d) <= thr * thr
+        if np.array_equal(new, inl):
+            break
+        inl = new
+    if H is None or int(inl.sum()) < 12:
+        return None
+    return H, inl
 
 
 def cell_outline(radius: float, n: int, shape: str = "circle") -> tuple[FloatArray, FloatArray]:
@@ -454,6 +491,18 @@ def _best_marking(
     tried = [i for i in range(len(modes)) if counts[i] >= 12]
     if config.cell_share > 0 and cell is not None and len(tried) > 1:
         return _marking_by_cells(pts, goods, targets, tried, modes, thr, config, cell)
+    if config.guided_share > 0:
+        guided = _guided_marking(pts, goods, targets, found, counts, tried, thr,
+                                 config.guided_share)
+        if guided is not None:
+            n, i, inl, Hg = guided
+            best_g = (n, i, inl.astype(np.uint8)[:, None], Hg)
+            if config.line_share > 0 and modes[i][0] == "edge":
+                best_g = _line_instead(pts, goods, targets, counts, modes, thr, best_g,
+                                       config.line_share)
+            _, i, mask_g, Hg = best_g
+            mode, pol = modes[i]
+            return goods[i], targets[i], mask_g, Hg, replace(config, mode=mode, polarity=pol)
     quick = {i: counts[i] for i in tried}
     if len(tried) > 1 and config.marking_screen_iters > 0:
         for i in tried:
@@ -478,6 +527,33 @@ def _best_marking(
     _, i, mask, Hn = best
     mode, pol = modes[i]
     return goods[i], targets[i], mask, Hn, replace(config, mode=mode, polarity=pol)
+
+
+def _guided_marking(
+    pts: FloatArray, goods: list[NDArray[np.bool_]], targets: list[FloatArray],
+    found: list[FloatArray], counts: list[int], tried: list[int], thr: float, share: float,
+) -> tuple[int, int, NDArray[np.bool_], FloatArray] | None:
+    """``_best_marking``'s winner by ``guided_consensus`` (``EdgeConfig.guided_share``):
+    (inliers, marking index, inlier mask, homography), the marking with most inliers (the
+    first among equals; a marking with no more edges than the best so far has inliers is
+    not fitted), or None when no marking has 12 or the winner's consensus holds less than
+    ``share`` of its edges (RANSAC then decides)."""
+    best: tuple[int, int, NDArray[np.bool_], FloatArray] | None = None
+    for i in tried:
+        if best is not None and counts[i] <= best[0]:
+            continue
+        off = found[i][goods[i]]
+        # Started from the matches within half the inlier distance of the grid (a core that
+        # the nearby clutter joins less often), grown to the full distance.
+        got = guided_consensus(pts[goods[i]], targets[i], np.abs(off) <= 0.5 * thr, thr)
+        if got is None:
+            continue
+        n = int(got[1].sum())
+        if best is None or n > best[0]:
+            best = (n, i, got[1], got[0])
+    if best is None or best[0] < share * counts[best[1]]:
+        return None
+    return best
 
 
 def _marking_by_cells(
@@ -607,7 +683,13 @@ def edge_correspondences(gray_f: NDArray[np.float32], H: FloatArray, radius: flo
     if good.sum() < 12:
         return EdgeMatches(pts[:0], px[:0])
     target = px[good] + nrm[good] * off[good, None]
-    _, mask = cv2.findHomography(pts[good], target, cv2.RANSAC, max(1.0, reach), maxIters=200)
+    thr = max(1.0, reach)
+    if config.camera_guided_share > 0:
+        got = guided_consensus(pts[good], target, np.abs(off[good]) <= 0.5 * thr, thr)
+        if got is not None and got[1].sum() >= config.camera_guided_share * good.sum():
+            inl = got[1]
+            return EdgeMatches(pts[good][inl], target[inl])
+    _, mask = cv2.findHomography(pts[good], target, cv2.RANSAC, thr, maxIters=200)
     if mask is None:
         return EdgeMatches(pts[good], target)
     inl = mask.ravel().astype(bool)
