@@ -105,3 +105,32 @@ def test_guided_marking_leaves_it_to_ransac_when_its_consensus_is_too_small():
     agree = np.abs(inputs[3][2]) < 1.0
     assert loose[2].ravel().astype(bool)[agree].all()
     assert loose[2].sum() <= agree.sum() + 2
+
+
+def test_the_network_reads_a_narrower_input_when_asked(monkeypatch):
+    import pytest
+
+    from vision.locate import board_net
+
+    assert LocateConfig().board_net_input_width == 0
+    with pytest.raises(ValueError):
+        LocateConfig(board_net_input_width=32)
+    net = board_net.default_board_net()
+    if net is None:
+        pytest.skip("no board network shipped")
+    widths: list[int] = []
+    real = board_net.network_input
+
+    def spy(frame, width):
+        widths.append(width)
+        return real(frame, width)
+
+    monkeypatch.setattr(board_net, "network_input", spy)
+    frame = np.full((720, 1280, 3), 128, np.uint8)
+    frame[200:520, 400:880] = 40
+    for width in (0, 192):
+        peaks = board_net.cell_peaks(frame, net, min_score=0.01, max_peaks=40,
+                                     input_width=width)
+        # Peaks are image pixels whatever the input width.
+        assert np.all((peaks.points >= -1) & (peaks.points <= [1280, 720]))
+    assert widths == [net.input_width, 192]

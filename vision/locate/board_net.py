@@ -284,7 +284,7 @@ class CellPeaks:
 
 
 def cell_peaks(frame: NDArray[np.uint8], net: BoardNet, *, min_score: float,
-               max_peaks: int, engine: str = "numpy") -> CellPeaks:
+               max_peaks: int, engine: str = "numpy", input_width: int = 0) -> CellPeaks:
     """Local maxima of the network's cell-centre map, refined by its offsets.
 
     Parameters
@@ -297,12 +297,15 @@ def cell_peaks(frame: NDArray[np.uint8], net: BoardNet, *, min_score: float,
         Most peaks kept (strongest first): a board has 16.
     engine : str
         How the network is run (``BoardNet.forward_with``).
+    input_width : int
+        The frame's longer side scaled to this many pixels instead of the network's own
+        ``input_width`` (0): the board's cells come out smaller than in training.
 
     Returns
     -------
     CellPeaks
     """
-    x, scale_xy, (w, h) = network_input(frame, net.input_width)
+    x, scale_xy, (w, h) = network_input(frame, input_width or net.input_width)
     # Heat-map pixels over the padding are not part of the frame.
     heat, scores = map_peaks(net.forward_with(x, engine)[: (h + 1) // 2, : (w + 1) // 2], min_score,
                              max_peaks)

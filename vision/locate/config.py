@@ -90,6 +90,10 @@ class LocateConfig:
     #: change the grid fits' RANSAC paths, and render 1347070 (a regression test) was placed
     #: 0.17 instead of 0.06 pitch off, found before the outline search.
     board_net_engine: str = "numpy"
+    #: The frame's longer side scaled to this many pixels for the network instead of the
+    #: width it was trained at (the model file's, 256); 0: that width. A speed knob (session
+    #: 37, helper-37g): the pass costs about the square of the width.
+    board_net_input_width: int = 0
     #: Weakest peak of the network's map taken as a possible cell centre (probability; the
     #: focal loss keeps true peaks' probabilities well below 1).
     peak_min_score: float = 0.25
@@ -589,6 +593,9 @@ class LocateConfig:
         from vision.learn.onnx_graph import check_engine
 
         check_engine(self.board_net_engine)
+        if self.board_net_input_width and self.board_net_input_width < 64:
+            raise ValueError(f"board_net_input_width must be 0 or >= 64, got "
+                             f"{self.board_net_input_width}")
         if self.work_width_px < 160:
             raise ValueError(f"work_width_px must be >= 160, got {self.work_width_px}")
         if not 0.0 < self.min_axis_ratio < 1.0:

@@ -56,7 +56,8 @@ def frame_peaks(frame: NDArray[np.uint8], scale: float, config: LocateConfig,
     if net is None:
         return np.zeros((0, 2)), np.zeros(0)
     peaks = cell_peaks(frame, net, min_score=config.peak_min_score,
-                       max_peaks=config.peak_max_peaks, engine=config.board_net_engine)
+                       max_peaks=config.peak_max_peaks, engine=config.board_net_engine,
+                       input_width=config.board_net_input_width)
     return (peaks.points + 0.5) * scale - 0.5, peaks.scores
 
 
