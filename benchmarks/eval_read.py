@@ -54,10 +54,19 @@ def main() -> None:
                         help="weight of the fused reader's near-wall height evidence from "
                              "above (vision.learn.wall_height; default: the packaged "
                              "LearnedReaderConfig.wall_height, off)")
+    parser.add_argument("--low-view-odds", type=float, metavar="DEG",
+                        help="temper the fused reader's final odds of cells seen from at most "
+                             "DEG degrees by the packaged low-view temperatures "
+                             "(vision.learn.odds_calibration.LowViewOdds; default: off)")
     args = parser.parse_args()
     from dataclasses import replace
 
     import vision.learn.fuse as fuse
+
+    if args.low_view_odds is not None:
+        from vision.learn.odds_calibration import LowViewOdds
+
+        fuse.DEFAULT_LOW_VIEW_ODDS = LowViewOdds(max_elevation_deg=args.low_view_odds)
 
     if args.hole_size_weight is not None:
         fuse.DEFAULT_HOLE_SIZE = replace(fuse.DEFAULT_HOLE_SIZE, weight=args.hole_size_weight)

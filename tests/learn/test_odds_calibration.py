@@ -54,3 +54,26 @@ def test_the_packaged_fit_covers_every_attribute_and_band() -> None:
     cal = OddsCalibration()
     assert set(FITTED_TEMPERATURES) == set(ATTRIBUTES)
     assert all(len(t) == len(VISIBLE_EDGES) + 1 for t in cal.temperatures.values())
+
+
+def test_low_view_odds_temper_only_cells_seen_from_low_enough() -> None:
+    from vision.learn.odds_calibration import LowViewOdds
+
+    cal = OddsCalibration(visible_edges=(0.5,), temperatures={"shape": (2.0, 1.0)})
+    low_view = LowViewOdds(max_elevation_deg=45.0, calibration=cal)
+    odds = [{"color": 0.9, "shape": 0.9, "height": None, "top": 0.2}] * 3
+    low_hidden, low_seen, steep_hidden = low_view.apply(odds, [0.3, 0.8, 0.3],
+                                                         [30.0, 30.0, 60.0])
+    assert _logit(low_hidden["shape"]) == pytest.approx(_logit(0.9) / 2.0)
+    assert low_seen == odds[1]
+    assert steep_hidden == odds[2]
+    assert low_hidden["color"] == 0.9 and low_hidden["height"] is None
+    # off (the default) changes nothing, whatever the elevation
+    assert LowViewOdds(calibration=cal).apply(odds, [0.3] * 3, [10.0] * 3) == odds
+
+
+def test_low_view_odds_refuse_an_elevation_outside_0_90() -> None:
+    from vision.learn.odds_calibration import LowViewOdds
+
+    with pytest.raises(ValueError, match="max_elevation_deg"):
+        LowViewOdds(max_elevation_deg=120.0)

@@ -33,7 +33,7 @@ from vision.learn.config import (
     WallHeightConfig,
 )
 from vision.learn.hole_size import HoleSizeConfig, hole_height_evidence
-from vision.learn.odds_calibration import OddsCalibration
+from vision.learn.odds_calibration import LowViewOdds, OddsCalibration
 from vision.learn.wall_height import wall_height_evidence, wall_heights
 from vision.read.appearance import body_colour_points
 from vision.read.config import ReaderConfig
@@ -72,6 +72,9 @@ DEFAULT_TOP_BAND = TopBandConfig()
 #: The hollow tops' bore sizes near straight above (``vision.learn.hole_size``), on by
 #: default (session 34: helper-34e built it, the lead turned it on after the fresh renders).
 DEFAULT_HOLE_SIZE = HoleSizeConfig()
+#: The low-view temperature of the final odds (``vision.learn.odds_calibration.LowViewOdds``),
+#: as :func:`read_cells_fused` uses it unless told otherwise: off.
+DEFAULT_LOW_VIEW_ODDS = LowViewOdds()
 
 
 def _logit(p: float) -> float:
@@ -222,6 +225,7 @@ def read_cells_fused(
     guess_hidden_tops: bool = False,
     top_band: TopBandConfig | None = None,
     hole_size: HoleSizeConfig | None = None,
+    low_view_odds: LowViewOdds | None = None,
 ) -> Observation:
     """Read a board with both the hand-crafted and the learned reader (the reader ``analyze``
     and ``watch`` use).
@@ -260,6 +264,9 @@ def read_cells_fused(
     hole_size : knobs of the height evidence from the hollow tops' bore sizes near straight
         above (``vision.learn.hole_size``; default :data:`DEFAULT_HOLE_SIZE`, weight 1; ``weight=0``
         switches it off).
+    low_view_odds : a second temperature of the final odds of cells seen from a low angle
+        (``vision.learn.odds_calibration.LowViewOdds``; default
+        :data:`DEFAULT_LOW_VIEW_ODDS`, off; ``max_elevation_deg=0`` switches it off).
 
     Returns
     -------
@@ -313,6 +320,10 @@ def read_cells_fused(
         odds = with_hole_sizes(odds, occ, visible, frame_bgr, view, holes)
     if reader.wall_height.weight > 0:
         odds = with_wall_heights(odds, occ, visible, frame_bgr, view, reader.wall_height)
+    low_view = DEFAULT_LOW_VIEW_ODDS if low_view_odds is None else low_view_odds
+    if low_view.max_elevation_deg > 0:
+        elevation = np.degrees(np.arcsin(np.clip(feats.frames.top_sine, 0.0, 1.0)))
+        odds = low_view.apply(odds, visible, [float(e) for e in elevation])
     guessed = [u and o["top"] is not None for o, u in zip(odds, unseen, strict=True)]
     return _decoded(hand, learned, occ, odds, guessed,
                     weigh_occupancy=reader.decode_by_occupancy)

@@ -102,3 +102,68 @@ class OddsCalibration:
                 new[name] = 1.0 / (1.0 + math.exp(-math.log(q / (1.0 - q)) / t))
             out.append(new)
         return out
+
+
+#: Upper bounds of the visible-fraction bands of :class:`LowViewOdds` (the last runs to 1).
+LOW_VIEW_EDGES: tuple[float, ...] = (0.3, 0.45, 0.6)
+
+#: Temperatures of :class:`LowViewOdds`, per attribute and band (``len(LOW_VIEW_EDGES) + 1``
+#: each). Fitted by ``python benchmarks/calibrate_low_view.py --folder DIR ...`` on the
+#: readings of cells seen from at most 45 degrees in dev stills 1360000-1360499 (every
+#: elevation) and 3481000-3481120 (25-45 degrees), even seeds (checked on the odd ones).
+#: Only the lowest band is tempered, and only the attributes read from a sliver of outline
+#: and colour: there both halves fitted above 1 (colour 1.52 / 1.33, shape 1.22 / 1.59,
+#: height 1.92 / 1.59). From 0.3 up the odds were honest or under-confident (shape 0.84 /
+#: 0.60 at 0.3-0.45) and the top below 0.3 too (0.70 / 0.81): those stay 1, never sharpened
+#: (a sharpening fitted on about 80 readings a half would be noise, and the opposite of what
+#: a hidden piece needs).
+LOW_VIEW_TEMPERATURES: dict[str, tuple[float, ...]] = {
+    "color": (1.52, 1.0, 1.0, 1.0),
+    "shape": (1.22, 1.0, 1.0, 1.0),
+    "height": (1.92, 1.0, 1.0, 1.0),
+}
+
+
+@dataclass(frozen=True)
+class LowViewOdds:
+    """A second temperature for the fused odds of pieces seen from a low angle.
+
+    The packaged :class:`OddsCalibration` was fitted on renders of every elevation, where most
+    partly hidden pieces are seen from above the middle. From a low angle the piece behind a
+    tall one is cut by it along its whole height, and the reader's own visible fraction (what
+    the temperature is chosen by) misses part of that: it counts only the pieces read as
+    occupied, at the heights it fits. So at a low angle a band of the reader's visible
+    fraction holds more truly hidden pieces than the same band over all elevations, and the
+    odds of what is read from the silhouette are surer than they should be.
+
+    Applied to the final fused odds (after the calibration and the height cues, as the
+    joint decoding and the live tracker take them) of every cell seen from at most
+    ``max_elevation_deg`` (0: off), each attribute's log-odds divided by its temperature in
+    the band of the piece's visible fraction.
+
+    Parameters
+    ----------
+    max_elevation_deg : cells seen at this elevation or lower are tempered; 0 switches it off.
+    calibration : the temperatures, by attribute and band (``visible_edges``).
+    """
+
+    max_elevation_deg: float = 0.0
+    calibration: OddsCalibration = field(default_factory=lambda: OddsCalibration(
+        visible_edges=LOW_VIEW_EDGES, temperatures=dict(LOW_VIEW_TEMPERATURES)))
+
+    def __post_init__(self) -> None:
+        if not 0.0 <= self.max_elevation_deg <= 90.0:
+            raise ValueError(f"max_elevation_deg must be within [0, 90], got "
+                             f"{self.max_elevation_deg!r}")
+
+    def apply(
+        self, odds: Sequence[Mapping[str, float | None]], visible: Sequence[float],
+        elevation_deg: Sequence[float],
+    ) -> list[dict[str, float | None]]:
+        """``odds`` with the cells seen from at most ``max_elevation_deg`` tempered (the
+        others, and every cell when off, returned unchanged)."""
+        if self.max_elevation_deg <= 0:
+            return [dict(o) for o in odds]
+        low = [e <= self.max_elevation_deg for e in elevation_deg]
+        tempered = self.calibration.apply(odds, visible)
+        return [t if lo else dict(o) for o, t, lo in zip(odds, tempered, low, strict=True)]
