@@ -109,3 +109,45 @@ def test_reader_with_a_size_output_gives_probabilities() -> None:
         assert a.occupied_probability == b.occupied_probability
         for p in a.attribute_probability.values():
             assert p is None or 0.0 <= p <= 1.0
+
+
+def test_pieces_of_known_height_weigh_the_groups_at_that_height() -> None:
+    """``watch``: the game record's heights, not the network's doubtful P(tall), put the
+    other pieces in the short or the tall group (``_with_board_heights``, ``known_tall``)."""
+    from types import SimpleNamespace
+
+    from vision.learn.reader import _with_board_heights
+
+    camera_m = 0.5
+    # Every piece tall: from the sizes alone they could as well be all short.
+    tall = np.ones(6, bool)
+    square = np.zeros(6, bool)
+    sizes = board(tall, square, camera_m=camera_m, noise=0.0)
+    n = 16
+    names = ("occupied", "height", "shape", "top_visible", "visible", "top_size")
+    col = {name: i for i, name in enumerate(names)}
+    prob = np.full((n, len(names)), 0.01)
+    raw = np.zeros((n, len(names)), np.float32)
+    prob[:6, col["occupied"]] = prob[:6, col["top_visible"]] = prob[:6, col["visible"]] = 0.99
+    prob[:6, col["height"]] = 0.5  # the network cannot tell
+    raw[:6, col["top_size"]] = encode_top_size(sizes)
+    view = SimpleNamespace(camera=SimpleNamespace(pose=SimpleNamespace(
+        camera_center=np.array([0.0, 0.0, camera_m]))), spec=SimpleNamespace(
+        cell_diameter_m=RING))
+    cfg = LearnedReaderConfig()
+    alone = _with_board_heights(raw, prob, col, view, cfg)  # type: ignore[arg-type]
+    known = np.full(n, np.nan)
+    known[1:6] = tall[1:6]
+    anchored = _with_board_heights(raw, prob, col, view, cfg, known)  # type: ignore[arg-type]
+    wrong = np.full(n, np.nan)
+    wrong[1:6] = ~tall[1:6]
+    misled = _with_board_heights(raw, prob, col, view, cfg, wrong)  # type: ignore[arg-type]
+    # Cell 0 is as large as the pieces known to be tall: the record makes it tall.
+    assert anchored[0] > alone[0] + 0.05
+    assert anchored[0] > 0.6
+    assert misled[0] < alone[0] - 0.05
+    # Its own P(tall) is still the network's where the board says nothing new.
+    np.testing.assert_allclose(anchored[6:], prob[6:, col["height"]])
+    unknown = _with_board_heights(raw, prob, col, view, cfg,  # type: ignore[arg-type]
+                                  np.full(n, np.nan))
+    np.testing.assert_array_equal(unknown, alone)

@@ -98,3 +98,33 @@ def test_the_reads_of_one_scene_count_once() -> None:
     np.testing.assert_allclose(pooled, a + 2.0 * b)
     # A candidate invalid in any reading stays invalid.
     assert pooled[1, 0] == -np.inf
+
+
+def test_pieces_of_known_height_anchor_the_pair() -> None:
+    """Two pieces whose tops look equally high are one height; which one, a single image
+    cannot say under a camera model whose vertical scale is off. A piece known (the game
+    record) to be tall or short decides it for the other."""
+    cfg = ReaderConfig()
+    footprint = 0.03
+    heights = np.linspace(cfg.min_height_f * footprint, cfg.max_height_f * footprint,
+                          cfg.n_heights)
+    peak = int(np.argmin(np.abs(heights - 1.5 * footprint)))
+    idx = np.arange(len(heights))
+    score = np.zeros((16, len(heights)))
+    score[[0, 1]] = 20.0 - 2.0 * np.abs(idx - peak)
+    score[1] += 0.01 * idx  # not an exact copy of piece 0
+    cells = np.zeros(16, bool)
+    cells[[0, 1]] = True
+    unknown = np.full(16, np.nan)
+    as_tall, as_short = unknown.copy(), unknown.copy()
+    as_tall[0], as_short[0] = 1.0, 0.0
+    tall = fit_heights(score, heights, cells, footprint, cfg, known_tall=as_tall)
+    short = fit_heights(score, heights, cells, footprint, cfg, known_tall=as_short)
+    assert tall.tall_probability[1] > 0.5 > short.tall_probability[1]
+    assert abs(tall.tall_m - heights[peak]) <= heights[1] - heights[0] + 1e-12
+    assert abs(short.short_m - heights[peak]) <= heights[1] - heights[0] + 1e-12
+    # Nothing known is the fit without anchors.
+    free = fit_heights(score, heights, cells, footprint, cfg)
+    same = fit_heights(score, heights, cells, footprint, cfg, known_tall=unknown)
+    assert (free.short_m, free.tall_m) == (same.short_m, same.tall_m)
+    np.testing.assert_array_equal(free.tall_probability, same.tall_probability)

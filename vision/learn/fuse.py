@@ -222,6 +222,8 @@ def read_cells_fused(
     guess_hidden_tops: bool = False,
     top_band: TopBandConfig | None = None,
     hole_size: HoleSizeConfig | None = None,
+    record_heights_hand: bool = False,
+    record_heights_board: bool = False,
 ) -> Observation:
     """Read a board with both the hand-crafted and the learned reader (the reader ``analyze``
     and ``watch`` use).
@@ -260,6 +262,11 @@ def read_cells_fused(
     hole_size : knobs of the height evidence from the hollow tops' bore sizes near straight
         above (``vision.learn.hole_size``; default :data:`DEFAULT_HOLE_SIZE`, weight 1; ``weight=0``
         switches it off).
+    record_heights_hand, record_heights_board : the heights of the ``known`` pieces anchor the
+        hand-crafted reader's fit of the set's two heights (``vision.read.heights``) and the
+        network's board top-size groups (``vision.learn.board_heights``): pieces of known
+        height seen in this same image, whose apparent heights and top sizes share the
+        camera model's errors (False, the default: the readings alone, as before).
 
     Returns
     -------
@@ -278,11 +285,14 @@ def read_cells_fused(
     if not view:
         return Observation.empty()
     frame_bgr, _ = normalise_exposure(frame_bgr, view, exposure)
-    feats = measure_cells(frame_bgr, view, memory=heights)
+    known_tall = _known_heights(known)
+    feats = measure_cells(frame_bgr, view, memory=heights,
+                          known_tall=known_tall if record_heights_hand else None)
     # Each reader's own decoding is not needed: the fused odds are decoded below.
     hand = observe_cells(feats, view, decode=False)
     learned = read_cells_learned(frame_bgr, view, model=model, config=config, planes=planes,
-                                 decode=False)
+                                 decode=False,
+                                 known_tall=known_tall if record_heights_board else None)
     reader = config or LearnedReaderConfig()
     occ, odds = _fused_odds(hand, learned, weights, reader.fused_hand_top_max_nats)
     if reader.far_side.enabled:
@@ -316,6 +326,15 @@ def read_cells_fused(
     guessed = [u and o["top"] is not None for o, u in zip(odds, unseen, strict=True)]
     return _decoded(hand, learned, occ, odds, guessed,
                     weigh_occupancy=reader.decode_by_occupancy)
+
+
+def _known_heights(known: Mapping[Cell, Piece] | None) -> NDArray[np.float64] | None:
+    """(16,) 1 / 0 for each known piece's tall / short (``ALL_CELLS`` order), NaN elsewhere;
+    None when nothing is known."""
+    if not known:
+        return None
+    return np.array([np.nan if (piece := known.get(c)) is None
+                     else float(piece.value("height") == "tall") for c in ALL_CELLS])
 
 
 def _far_side_checked(occ: list[float], odds: list[dict[str, float | None]],

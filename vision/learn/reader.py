@@ -43,18 +43,23 @@ def predict_cells(
 
 def _with_board_heights(
     raw: NDArray[np.float32], prob: NDArray[np.float64], col: dict[str, int], view: BoardView,
-    cfg: LearnedReaderConfig,
+    cfg: LearnedReaderConfig, known_tall: NDArray[np.float64] | None = None,
 ) -> NDArray[np.float64]:
     """P(tall) of every cell with the evidence of the other tops' sizes added
-    (``vision.learn.board_heights``); cells without a measured top keep theirs."""
+    (``vision.learn.board_heights``); cells without a measured top keep theirs.
+    ``known_tall`` (1 / 0, NaN where unknown: the game record) weighs the known pieces in
+    the other pieces' two size groups at their known heights instead of the network's
+    P(tall); each cell's own P(tall) is still the network's."""
     p_tall = prob[:, col["height"]]
+    weights = p_tall if known_tall is None else np.where(
+        np.isfinite(known_tall), np.nan_to_num(known_tall), p_tall)
     usable = ((prob[:, col["occupied"]] >= cfg.occupied_threshold)
               & (prob[:, col["top_visible"]] >= cfg.board_heights.min_top_visible)
               & (prob[:, col["visible"]] >= cfg.min_visible))
     evidence = board_height_evidence(
         decode_top_size(raw[:, col["top_size"]].astype(np.float64)),
         prob[:, col["shape"]] >= 0.5,
-        p_tall,
+        weights,
         usable,
         camera_height_m=float(view.camera.pose.camera_center[2]),
         ring_diameter_m=view.spec.cell_diameter_m,
@@ -169,6 +174,7 @@ def read_cells_learned(
     config: LearnedReaderConfig | None = None,
     planes: PlaneMemory | None = None,
     decode: bool = True,
+    known_tall: NDArray[np.float64] | None = None,
 ) -> Observation:
     """Read all 16 cells of a board with the learned classifier.
 
@@ -184,6 +190,8 @@ def read_cells_learned(
     decode : False leaves the pieces undecoded (every ``piece`` None; odds, occupancy and
         visible fractions as with decoding), for a caller that decodes fused odds itself
         (``vision.learn.fuse.read_cells_fused``).
+    known_tall : (16,) 1 / 0 for a piece known to be tall / short, NaN elsewhere (``watch``:
+        the game record); the board's top-size groups weigh known pieces at those heights.
 
     Returns
     -------
@@ -209,7 +217,7 @@ def read_cells_learned(
     if cfg.plane_scales:
         _read_tops_on_best_planes(frame_bgr, view, m, prob, col, cfg, planes, patches.pyramid)
     if "top_size" in col and cfg.board_heights.weight > 0:
-        prob[:, col["height"]] = _with_board_heights(raw, prob, col, view, cfg)
+        prob[:, col["height"]] = _with_board_heights(raw, prob, col, view, cfg, known_tall)
     odds: list[dict[str, float | None]] = []
     for i in range(len(ALL_CELLS)):
         cell_odds: dict[str, float | None] = {a: float(prob[i, col[a]]) for a in ATTRIBUTES}

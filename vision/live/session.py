@@ -66,6 +66,14 @@ class SessionConfig:
     #: quarter of its speed (3034952: 38-45 -> 29-33 frames/s CPU, under the 30 frames/s
     #: the live issue asks for; docs/design.md, session 34 (lead)).
     hole_sizes: bool = False
+    #: The game record's settled pieces anchor, by their heights, the hand-crafted reader's
+    #: fit of the set's two heights (``record_heights_hand``) and the network's board
+    #: top-size groups (``record_heights_board``; ``vision.learn.fuse.read_cells_fused``):
+    #: pieces of known height seen from this same camera share its model's errors (a
+    #: vertical scale off by a sixth read a tall piece short at 32 degrees, fresh game
+    #: 1036020). Off: measured in session 37 (helper-37h), docs/history/live.md.
+    record_heights_hand: bool = False
+    record_heights_board: bool = False
     tracker: TrackerConfig = field(default_factory=TrackerConfig)
     motion: MotionConfig = field(default_factory=MotionConfig)
 
@@ -331,7 +339,9 @@ def default_session(
         # reads of a still scene.
         lambda frame, view, known: read_cells_fused(frame, view, planes=planes, heights=heights,
                                                     known=known, guess_hidden_tops=True,
-                                                    hole_size=holes),
+                                                    hole_size=holes,
+                                                    record_heights_hand=knobs.record_heights_hand,
+                                                    record_heights_board=knobs.record_heights_board),
         log_dir=log_dir,
         rules=rules,
         policy=policy,

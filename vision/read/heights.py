@@ -105,6 +105,7 @@ def _normalise(score: FloatArray) -> FloatArray:
 def fit_heights(
     score: FloatArray, heights_m: FloatArray, cells: NDArray[np.bool_], footprint_m: float,
     config: ReaderConfig, memory: SetMemory | None = None, key: tuple[object, ...] = (),
+    known_tall: FloatArray | None = None,
 ) -> HeightFit:
     """Fit the set's short and tall heights to the pieces on ``cells``.
 
@@ -117,6 +118,12 @@ def fit_heights(
     memory, key : with a memory, the pair is the best of this reading's scores summed with
         every earlier reading's under ``key`` (:class:`SetMemory`), and ``support`` is that
         sum's (comparable between footprint hypotheses pooled over the same readings).
+    known_tall : (16,) 1 for a piece known to be tall, 0 for one known to be short, NaN where
+        nothing is known (``watch``: the game record's settled pieces). A known piece on
+        ``cells`` is explained by its own member of the pair instead of the better one, so
+        the pair follows the pieces of known height seen in this same image (an error of the
+        camera model's vertical scale moves them alike). Each cell's ``tall_probability``
+        is still its own margin between the two heights.
 
     Notes
     -----
@@ -133,9 +140,18 @@ def fit_heights(
         & (short_f[:, None] >= config.min_short_f)
         & (short_f[:, None] <= config.max_short_f)
     )
-    sel = z[cells] if np.any(cells) else np.zeros((0, k))
-    # total[a, b] = sum over pieces of max(z[a], z[b]).
+    known = (np.zeros(len(z), bool) if known_tall is None
+             else np.isfinite(np.asarray(known_tall, np.float64)))
+    free = cells & ~known
+    sel = z[free] if np.any(free) else np.zeros((0, k))
+    # total[a, b] = sum over pieces of max(z[a], z[b]) (a known piece: z[a] if short, z[b]
+    # if tall).
     total = np.maximum(sel[:, :, None], sel[:, None, :]).sum(axis=0)
+    if known_tall is not None and np.any(cells & known):
+        tall_known = cells & known & (np.nan_to_num(known_tall) >= 0.5)
+        short_known = cells & known & ~tall_known
+        total = total + z[short_known].sum(axis=0)[:, None] + z[tall_known].sum(axis=0)[None, :]
+        sel = z[cells]
     prior = config.height_prior_weight * np.log(short_f / config.typical_short_f) ** 2
     total = total - prior[:, None] * max(1, len(sel))
     total = np.where(valid, total, -np.inf)

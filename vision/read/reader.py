@@ -94,7 +94,7 @@ def _logistic(x: FloatArray) -> FloatArray:
 
 def measure_cells(
     frame_bgr: NDArray[np.uint8], view: BoardView, config: ReaderConfig | None = None,
-    *, memory: SetMemory | None = None,
+    *, memory: SetMemory | None = None, known_tall: FloatArray | None = None,
 ) -> CellFeatures:
     """Measure occupancy, height, visibility and top-face evidence on every cell.
 
@@ -103,7 +103,9 @@ def measure_cells(
     added to the occlusion mask for the cells behind it. With a ``memory`` (``watch``: one
     per session, ``vision.read.heights.SetMemory``), the set's footprint size, two heights
     and their finer scales are chosen on the scores of every reading so far, not this
-    frame's alone.
+    frame's alone. ``known_tall`` (16,): 1 / 0 for a piece known to be tall / short, NaN
+    elsewhere (``watch``: the game record); the set's two heights are fitted with those
+    pieces at their known heights (``vision.read.heights.fit_heights``).
     """
     config = config or ReaderConfig()
     check_frame(frame_bgr)
@@ -147,7 +149,7 @@ def measure_cells(
     search = np.count_nonzero(taking_part) >= config.min_pieces_for_size
     size_memory = memory if search else None
     fit = fit_heights(score, profiles.heights_m, taking_part, scaled[nominal].footprint_m,
-                      config, size_memory, ("size",))
+                      config, size_memory, ("size",), known_tall)
     frames = scaled[nominal]
     if search:
         for k, frames_s in enumerate(scaled):
@@ -155,7 +157,7 @@ def measure_cells(
                 continue
             profiles_s = height_profiles(view, frames_s, patch, config)
             fit_s = fit_heights(profiles_s.score(), profiles_s.heights_m, taking_part,
-                                frames_s.footprint_m, config, size_memory, ("size",))
+                                frames_s.footprint_m, config, size_memory, ("size",), known_tall)
             if fit_s.support > fit.support:
                 fit, frames, profiles = fit_s, frames_s, profiles_s
     # Refine with the top-outline evidence at the chosen footprint size.
@@ -163,7 +165,7 @@ def measure_cells(
     outline_k = np.array([np.interp(profiles.heights_m, coarse, o) for o in outline])
     combined = profiles.score() + config.outline_weight * outline_k
     fit = fit_heights(combined, profiles.heights_m, taking_part, frames.footprint_m, config,
-                      memory, ("combined",))
+                      memory, ("combined",), known_tall)
     f = frames.footprint_m
     fit = _refine_heights(view, frames, patch, fit, taking_part, config, memory)
     height = np.where(fit.tall_probability >= 0.5, fit.tall_m, fit.short_m)
