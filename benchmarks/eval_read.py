@@ -54,6 +54,11 @@ def main() -> None:
                         help="weight of the fused reader's near-wall height evidence from "
                              "above (vision.learn.wall_height; default: the packaged "
                              "LearnedReaderConfig.wall_height, off)")
+    parser.add_argument("--hand-height-min-separation", type=float, metavar="PITCH",
+                        help="leave the hand-crafted reader's short/tall out of the fusion "
+                             "where its two tops lie under PITCH cell pitches apart "
+                             "(LearnedReaderConfig.hand_height_min_separation_pitch; default 0, "
+                             "off)")
     args = parser.parse_args()
     from dataclasses import replace
 
@@ -71,6 +76,8 @@ def main() -> None:
         from vision.learn.config import WallHeightConfig
 
         reader_knobs["wall_height"] = WallHeightConfig(weight=args.wall_height_weight)
+    if args.hand_height_min_separation is not None:
+        reader_knobs["hand_height_min_separation_pitch"] = args.hand_height_min_separation
     if reader_knobs:
         if args.reader != "fused":
             parser.error("--decode-by-occupancy and --wall-height-weight apply to the fused "

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from vision.learn.fuse import fuse_observations
@@ -182,3 +183,42 @@ def test_fused_decoding_weighs_each_cell_by_its_occupancy(monkeypatch: pytest.Mo
     assert seen[-1] is None
     read_cells_fused(image, view)
     assert seen[-1] == occ
+
+
+def test_top_separation_shrinks_towards_straight_above() -> None:
+    """A short and a tall top on one cell lie apart in the image by the parallax of their
+    heights: most of a pitch from 40 degrees, almost nothing near the camera's foot from
+    straight above (where ``hand_height_min_separation_pitch`` mutes the hand-crafted
+    reader's short/tall)."""
+    from tests.read.synth import make_view
+    from vision.learn.fuse import top_separation_pitch
+
+    low = top_separation_pitch(make_view(elevation_deg=40.0), 0.037, 0.067)
+    high = top_separation_pitch(make_view(elevation_deg=89.0), 0.037, 0.067)
+    assert low.min() > 0.3
+    assert high.min() < 0.05 < high.max() < 0.3
+    # The same heights: no separation at all.
+    assert np.allclose(top_separation_pitch(make_view(), 0.05, 0.05), 0.0)
+    # Cells farther from the camera's foot show more parallax (straight above the centre,
+    # the four corner cells are the farthest).
+    assert high[[0, 3, 12, 15]].min() > high[[5, 6, 9, 10]].max()
+
+
+def test_hand_heights_apart_leaves_only_close_tops_unread() -> None:
+    from types import SimpleNamespace
+
+    from tests.read.synth import make_view
+    from vision.learn.fuse import _hand_heights_apart, top_separation_pitch
+
+    view = make_view(elevation_deg=89.0)
+    apart = top_separation_pitch(view, 0.037, 0.067)
+    cut = float(np.median(apart))
+    hand = Observation(tuple(
+        CellReading(c, (0.0, 0.0), 0.9, {"color": 0.2, "shape": 0.3, "height": 0.99,
+                                         "top": 0.4}, 1.0)
+        for c in ALL_CELLS), view)
+    feats = SimpleNamespace(heights=SimpleNamespace(short_m=0.037, tall_m=0.067))
+    out = _hand_heights_apart(hand, feats, view, cut)  # type: ignore[arg-type]
+    for i, r in enumerate(out.cells):
+        assert r.attribute_probability["height"] == (None if apart[i] < cut else 0.99)
+        assert r.attribute_probability["color"] == 0.2

@@ -365,6 +365,15 @@ class LearnedReaderConfig:
     #: (boards fully right 129 -> 130), the 25-40 degree views of fresh 1357000+ 23 -> 18,
     #: of 1358000+ 24 -> 24 (docs/design.md, Live, "Session 35, a false alarm at a low angle").
     fused_hand_top_max_nats: float = 0.0
+    #: The hand-crafted reader's short/tall is left out of the fusion (the network's alone,
+    #: as where the hand-crafted reader does not read a cell) on cells where its two fitted
+    #: heights' top centres lie under this many cell pitches apart in the image: seen from
+    #: near straight above both tops project nearly onto one point, and its profile fit then
+    #: calls pieces tall or short surely and wrongly (fresh game 1036101 at 87 degrees: the
+    #: short piece 0.995 tall, the tall one 0.008, two tops 0.06 pitch apart; the tracker
+    #: traded their records on it). 0: off (the default). Session 37 (helper-37h); on stills
+    #: helper-35d measured 0.05 / 0.075 / 0.1 (nominal heights) as noise.
+    hand_height_min_separation_pitch: float = 0.0
     #: Odds are kept inside [p_floor, 1 - p_floor] before joint decoding: a model is never
     #: surer than its validation error rate allows.
     p_floor: float = 0.005
@@ -413,13 +422,16 @@ class LearnedReaderConfig:
         if not 0.0 <= self.plane_search_max_elevation_deg <= 90.0:
             raise ValueError(f"plane_search_max_elevation_deg must be within [0, 90], got "
                              f"{self.plane_search_max_elevation_deg!r}")
+        if self.hand_height_min_separation_pitch < 0.0:
+            raise ValueError(f"hand_height_min_separation_pitch must be >= 0, got "
+                             f"{self.hand_height_min_separation_pitch!r}")
         if self.fused_hand_top_max_nats < 0.0:
             raise ValueError(f"fused_hand_top_max_nats must be >= 0, got "
                              f"{self.fused_hand_top_max_nats!r}")
         for f in fields(self):
             if f.name in ("board_heights", "plane_scales", "plane_search_max_elevation_deg",
                           "cnn_engine", "far_side", "fused_hand_top_max_nats",
-                          "wall_height"):
+                          "wall_height", "hand_height_min_separation_pitch"):
                 continue
             value = getattr(self, f.name)
             if not 0.0 <= value <= 1.0:

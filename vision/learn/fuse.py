@@ -15,6 +15,7 @@ the colours of all the pieces on the board say about each one's light/dark
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
@@ -294,6 +295,8 @@ def read_cells_fused(
                                  decode=False,
                                  known_tall=known_tall if record_heights_board else None)
     reader = config or LearnedReaderConfig()
+    if reader.hand_height_min_separation_pitch > 0:
+        hand = _hand_heights_apart(hand, feats, view, reader.hand_height_min_separation_pitch)
     occ, odds = _fused_odds(hand, learned, weights, reader.fused_hand_top_max_nats)
     if reader.far_side.enabled:
         occ = _far_side_checked(occ, odds, feats, frame_bgr, view, reader.far_side)
@@ -326,6 +329,39 @@ def read_cells_fused(
     guessed = [u and o["top"] is not None for o, u in zip(odds, unseen, strict=True)]
     return _decoded(hand, learned, occ, odds, guessed,
                     weigh_occupancy=reader.decode_by_occupancy)
+
+
+def top_separation_pitch(view: BoardView, short_m: float, tall_m: float) -> NDArray[np.float64]:
+    """(16,) image distance between the centres of a short and a tall top on each cell, in
+    cell pitches as seen there (the mean image length of one pitch along the two grid axes)."""
+    centres = view.spec.cell_centers()
+    pitch = view.spec.cell_pitch_m
+
+    def px(offset: NDArray[np.float64], z: float) -> NDArray[np.float64]:
+        xy = centres + offset
+        return view.project(np.column_stack([xy, np.full(len(xy), z)]))
+
+    zero = np.zeros(2)
+    apart = np.linalg.norm(px(zero, tall_m) - px(zero, short_m), axis=1)
+    # The two grid axes on the board (the grid may be rotated): along rows and columns.
+    axes = centres[[1, 4]] - centres[0]
+    axes = axes / np.linalg.norm(axes, axis=1, keepdims=True) * pitch
+    base = px(zero, 0.0)
+    scale = 0.5 * sum(np.linalg.norm(px(a, 0.0) - base, axis=1) for a in axes)
+    return np.asarray(apart / np.maximum(scale, 1e-9))
+
+
+def _hand_heights_apart(hand: Observation, feats: CellFeatures, view: BoardView,
+                        min_pitch: float) -> Observation:
+    """``hand`` with its short/tall unread (None) on cells where the two fitted heights' top
+    centres lie under ``min_pitch`` pitches apart in the image
+    (``LearnedReaderConfig.hand_height_min_separation_pitch``)."""
+    apart = top_separation_pitch(view, feats.heights.short_m, feats.heights.tall_m)
+    cells = tuple(
+        dataclasses.replace(r, attribute_probability={**r.attribute_probability, "height": None})
+        if apart[i] < min_pitch and r.attribute_probability.get("height") is not None else r
+        for i, r in enumerate(hand.cells))
+    return Observation(cells, hand.board_view)
 
 
 def _known_heights(known: Mapping[Cell, Piece] | None) -> NDArray[np.float64] | None:

@@ -74,6 +74,9 @@ class SessionConfig:
     #: 1036020). Off: measured in session 37 (helper-37h), docs/history/live.md.
     record_heights_hand: bool = False
     record_heights_board: bool = False
+    #: ``LearnedReaderConfig.hand_height_min_separation_pitch`` for ``watch``'s reader (0:
+    #: off, the default; session 37, helper-37h).
+    hand_height_min_separation_pitch: float = 0.0
     tracker: TrackerConfig = field(default_factory=TrackerConfig)
     motion: MotionConfig = field(default_factory=MotionConfig)
 
@@ -319,6 +322,7 @@ def default_session(
     """A session with the real board tracker (or ``locator``, e.g. a board lock) and the fused
     cell reader: what ``watch`` runs (``config``: the live loop's knobs, default
     :class:`SessionConfig`)."""
+    from vision.learn.config import LearnedReaderConfig
     from vision.learn.fuse import read_cells_fused
     from vision.learn.hole_size import HoleSizeConfig
     from vision.learn.reader import PlaneMemory
@@ -329,6 +333,8 @@ def default_session(
     planes = PlaneMemory()
     heights = SetMemory() if knobs.pool_set_geometry else None
     holes = None if knobs.hole_sizes else HoleSizeConfig(weight=0.0)
+    learned = (None if knobs.hand_height_min_separation_pitch == 0 else LearnedReaderConfig(
+        hand_height_min_separation_pitch=knobs.hand_height_min_separation_pitch))
     return WatchSession(
         locator or BoardTracker(intrinsics=intrinsics).update,
         # One set of pieces per session: its top planes are chosen from every reading. The
@@ -339,7 +345,7 @@ def default_session(
         # reads of a still scene.
         lambda frame, view, known: read_cells_fused(frame, view, planes=planes, heights=heights,
                                                     known=known, guess_hidden_tops=True,
-                                                    hole_size=holes,
+                                                    hole_size=holes, config=learned,
                                                     record_heights_hand=knobs.record_heights_hand,
                                                     record_heights_board=knobs.record_heights_board),
         log_dir=log_dir,
