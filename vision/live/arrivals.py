@@ -112,13 +112,16 @@ class ArrivalFilter:
         self.released = {c: v for c, v in self.released.items() if c in occupied}
 
     def likely(self, observation: Observation, cells: list[Cell], *, hand_since_settle: bool,
-               pending: Container[Cell], brief_busy: bool = False) -> list[Cell]:
+               pending: Container[Cell], brief_busy: bool = False,
+               standing: Container[Cell] = ()) -> list[Cell]:
         """The newly occupied ``cells`` worth taking as moves: flickers and doubtful cells
         left out. ``pending``: new pieces already waiting to be committed. ``brief_busy``:
         busy frames came since the last settle, too briefly for a hand
         (``TrackerConfig.min_hand_s``); a cell new since then is a flicker unless it reads
         as surely as a flicker taken after a hand (a piece the last hand brought that
-        showed late)."""
+        showed late). ``standing``: cells that read occupied before this hand and on
+        which the image did not change over the turn; like held echoes, they set no bar
+        (``TrackerConfig.standing_phantom_sets_no_bar``)."""
         p = {cell: observation.reading(cell).occupied_probability for cell in cells}
         if not hand_since_settle:
             self.flicker |= {c for c in cells if c not in pending and c not in self.held_back}
@@ -135,6 +138,11 @@ class ArrivalFilter:
         if self.config.held_echo_sets_no_bar and not (sure - self.held_back.keys()):
             # only held echoes read surely: they stood there before this hand, no new piece
             sure = set()
+        if sure and any(c in standing for c in sure):
+            held = self.held_back.keys() if self.config.held_echo_sets_no_bar else set()
+            if not {c for c in sure if c not in held and c not in standing}:
+                # only cells that stood there before this hand, unchanged by it, read surely
+                sure = set()
         clear = sure or clear  # beside a surely read piece, the others must read as surely
         if clear:
             # doubtful until seen empty again or read clearly (not taken on the next settle)
@@ -194,6 +202,13 @@ class ArrivalFilter:
                                             observation.reading(c).occupied_probability))
             self.released[cell] = self.held_back.pop(cell)
             return [cell], [], None
+        if hand_since_settle and view_steady and self.config.held_echo_arrival:
+            held = self._held_arrival(observation, cells, fresh, log_odds, change)
+            if held is not None:
+                self.held_back.pop(held)
+                for cell in fresh:
+                    self.held_back[cell] = log_odds(cell)
+                return [held], fresh, held
         if len(fresh) < 2:
             return fresh, [], None
         steady = view_steady and self.config.hold_co_arrivals_when_steady
@@ -219,6 +234,25 @@ class ArrivalFilter:
         for cell in echoes:
             self.held_back[cell] = log_odds(cell)
         return [c for c in fresh if c not in echoes], echoes, (arrival if echoes else None)
+
+    def _held_arrival(self, observation: Observation, cells: list[Cell], fresh: list[Cell],
+                      log_odds: LogOdds, change: Mapping[Cell, float] | None) -> Cell | None:
+        """The held-back echo among ``cells`` (still read occupied) where the hand's piece
+        went rather than on the ``fresh`` cells (``TrackerConfig.held_echo_arrival``): the
+        image changed on it (``change_arrival_min``) more than on any fresh cell, its
+        reading differs from the held one in ``held_arrival_differences`` attributes or
+        more, and every fresh cell can see a piece on it (:func:`can_echo`), so a piece
+        there explains what they read. None when there is no such cell or several."""
+        view = observation.board_view
+        if not fresh or not change or not isinstance(view, BoardView):
+            return None
+        cfg = self.config
+        bar = max(cfg.change_arrival_min, max(change.get(c, 0.0) for c in fresh))
+        found = [c for c in cells if c in self.held_back
+                 and change.get(c, 0.0) > bar
+                 and differences(self.held_back[c], log_odds(c)) >= cfg.held_arrival_differences
+                 and all(can_echo(view, f, c, cfg) for f in fresh)]
+        return found[0] if len(found) == 1 else None
 
     def _changed_elsewhere(self, change: Mapping[Cell, float] | None) -> Cell | None:
         """The free cell, not held back, that alone explains what changed in the image over
