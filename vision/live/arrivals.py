@@ -203,12 +203,12 @@ class ArrivalFilter:
             self.released[cell] = self.held_back.pop(cell)
             return [cell], [], None
         if hand_since_settle and view_steady and self.config.held_echo_arrival:
-            held = self._held_arrival(observation, cells, fresh, log_odds, change)
-            if held is not None:
-                self.held_back.pop(held)
+            put_on = self._held_arrival(observation, cells, fresh, log_odds, change)
+            if put_on is not None:
+                self.held_back.pop(put_on)
                 for cell in fresh:
                     self.held_back[cell] = log_odds(cell)
-                return [held], fresh, held
+                return [put_on], fresh, put_on
         if len(fresh) < 2:
             return fresh, [], None
         steady = view_steady and self.config.hold_co_arrivals_when_steady
