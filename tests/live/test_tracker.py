@@ -2183,26 +2183,26 @@ def test_a_piece_put_on_a_held_echo_is_the_move_and_the_cell_behind_its_echo(
 
 
 @pytest.mark.parametrize("knob, flicker_knob, phantom_change, moves", [
-    (True, True, 0.0, ["new"]),  # the phantom stood unchanged: no bar, the new cell is taken
+    (True, False, 0.0, ["new"]),  # the phantom stood unchanged: aside, the new cell is taken
+    (True, True, 0.0, ["new"]),  # the same with ``flicker_needs_change``
     (False, True, 0.0, []),  # knob off: the phantom stays a flicker but bars the real piece
     # both off: the phantom is taken too (the real piece by ``changed_beside_unchanged``,
     # the image having changed on it alone; in 1036015 a second cell changed as much)
     (False, False, 0.0, ["phantom", "new"]),
     (True, True, 0.5, ["phantom"]),  # the image changed on the phantom: a piece there
 ])
-def test_a_phantom_read_surely_after_a_hand_sets_no_bar_where_the_image_did_not_change(
+def test_a_phantom_read_surely_after_a_hand_stays_aside_where_the_image_did_not_change(
         knob, flicker_knob, phantom_change, moves):
     # Fresh game 1036015 move 4: c1, behind b1's tall piece, read 0.83-0.88 for 6 s as its
     # phantom (set aside). After the next hand it read 0.905 with no change on it, while
     # d2, the real piece (0.868, change 0.30), was then doubtful beside a "sure" cell and
-    # c1 was taken as the move. With the knob the phantom sets no bar; it stays a flicker
-    # with ``flicker_needs_change``.
+    # c1 was taken as the move. With the knob the phantom stays aside and sets no bar.
     view = _view()
     a4 = Cell.from_name("a4")
     phantom = _behind(view, a4)
     new = next(c for c in (Cell.from_name(n) for n in ("d1", "a1", "d4"))
                if c not in (a4, phantom))
-    config = TrackerConfig(standing_phantom_sets_no_bar=knob,
+    config = TrackerConfig(standing_phantom_stays_aside=knob,
                            flicker_needs_change=flicker_knob)
     feed = Feed(StateTracker(config=config))
     feed.frames(1.0, obs=readings_from_pieces({}, board_view=view))

@@ -119,12 +119,13 @@ class ArrivalFilter:
         busy frames came since the last settle, too briefly for a hand
         (``TrackerConfig.min_hand_s``); a cell new since then is a flicker unless it reads
         as surely as a flicker taken after a hand (a piece the last hand brought that
-        showed late). ``standing``: cells that read occupied before this hand and on
-        which the image did not change over the turn; like held echoes, they set no bar
-        (``TrackerConfig.standing_phantom_sets_no_bar``)."""
+        showed late). ``standing``: cells set aside before this hand on which the image
+        did not change over the turn; they stay aside and set no bar
+        (``TrackerConfig.standing_phantom_stays_aside``)."""
         p = {cell: observation.reading(cell).occupied_probability for cell in cells}
         if not hand_since_settle:
             self.flicker |= {c for c in cells if c not in pending and c not in self.held_back}
+        cells = [c for c in cells if c not in standing]
         cells = [
             c
             for c in cells
@@ -138,11 +139,6 @@ class ArrivalFilter:
         if self.config.held_echo_sets_no_bar and not (sure - self.held_back.keys()):
             # only held echoes read surely: they stood there before this hand, no new piece
             sure = set()
-        if sure and any(c in standing for c in sure):
-            held = self.held_back.keys() if self.config.held_echo_sets_no_bar else set()
-            if not {c for c in sure if c not in held and c not in standing}:
-                # only cells that stood there before this hand, unchanged by it, read surely
-                sure = set()
         clear = sure or clear  # beside a surely read piece, the others must read as surely
         if clear:
             # doubtful until seen empty again or read clearly (not taken on the next settle)

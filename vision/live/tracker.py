@@ -749,7 +749,7 @@ class StateTracker:
         flickers = set(self._arrivals.flicker)
         unrecorded = sorted(occupied - recorded - self._refused)
         standing = (self._standing_unchanged(unrecorded, flickers)
-                    if self.config.standing_phantom_sets_no_bar else set())
+                    if self.config.standing_phantom_stays_aside else set())
         new_cells = self._arrivals.likely(observation, unrecorded,
                                           hand_since_settle=self._hand_since_settle,
                                           pending=self._first_seen, brief_busy=brief,
@@ -975,7 +975,7 @@ class StateTracker:
         which the image did not change over the turn as a piece there would: neither its
         change score (``change_arrival_min``) nor the change under the pieces in front of it
         (:meth:`_covered_change_behind`). Only after a hand, with the change measured and
-        the view steady (``TrackerConfig.standing_phantom_sets_no_bar``)."""
+        the view steady (``TrackerConfig.standing_phantom_stays_aside``)."""
         cfg = self.config
         change = self._change
         if not change or not self._hand_since_settle or self._view_moved:

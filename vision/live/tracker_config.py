@@ -421,18 +421,20 @@ class TrackerConfig:
     #: d1 behind it, 11% in view, change 0.49, taken as the move, its line lost).
     held_echo_arrival: bool = False
     held_arrival_differences: int = 1
-    #: Likewise a cell set aside before this hand (a flicker or doubtful cell, read
-    #: occupied on the last settle before it) on which the image did not change over the
-    #: turn (its change score under ``change_arrival_min``, nothing under the pieces in
-    #: front as ``hidden_arrival_covered_change`` counts it) sets no bar for the cells new
-    #: after the hand, however surely it reads now: it stood there before, a phantom whose
-    #: reading drifted over 0.9, not this hand's piece, so it is no sign that a new cell
-    #: is this piece's shadow or half view. Only with the change measured and the view
-    #: steady. Fresh game 1036015 move 4: c1, behind b1's tall piece, had read 0.83-0.88
-    #: as its phantom for 6 s; after the hand it read 0.905 (change 0.00), which made d2,
-    #: the real piece (0.868, change 0.30, log-odds up 6.5, read as its piece), doubtful;
-    #: c1 was taken instead, a phantom, and d2 two turns late.
-    standing_phantom_sets_no_bar: bool = False
+    #: A cell set aside before this hand (a flicker or a doubtful cell, read occupied on
+    #: the last settle before it) on which the image did not change over the turn (its
+    #: change score under ``change_arrival_min``, nothing under the pieces in front as
+    #: ``hidden_arrival_covered_change`` counts it) stays aside after the hand however
+    #: surely it reads, and sets no bar for the cells new with it
+    #: (``sure_piece_probability``): it stood there before, a phantom whose reading drifted
+    #: up, not this hand's piece, which changes the image where it stands. Only with the
+    #: change measured and the view steady. (``flicker_needs_change`` keeps a flicker out
+    #: the same way, but after the bar is set.) Fresh game 1036015 move 4: c1, behind b1's
+    #: tall piece, had read 0.83-0.88 as its phantom for 6 s (a flicker and doubtful);
+    #: after the hand it read 0.905 with change 0.00, which made d2, the real piece
+    #: (0.868, change 0.30, log-odds up 6.5, read as its piece), doubtful beside it; c1
+    #: was taken, a phantom, and d2 two turns late.
+    standing_phantom_stays_aside: bool = False
     #: Log-likelihood margin (nats) between the best and second-best unplayed piece above which
     #: a new piece counts as read.
     decision_margin: float = 2.0
