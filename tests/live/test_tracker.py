@@ -2288,3 +2288,80 @@ def test_a_second_new_cell_on_which_the_image_did_not_change_is_no_move(
                              change={front: 0.8}, change_map=later)
         assert [e["name"] for e in events if e["type"] == "move"] == ["b3"]
         assert feed.tracker.game.board[front] == Piece.from_symbol("DRSS")
+@pytest.mark.parametrize("knob, scores, arrival", [
+    (True, (0.58, 0.49), "held"),  # the image changed most on the held cell: its piece
+    (False, (0.58, 0.49), "behind"),  # knob off: the fresh cell behind it, as before
+    (True, (0.40, 0.49), "behind"),  # the change fits the fresh cell better
+    (True, (0.05, 0.02), "behind"),  # nothing like a piece changed on the held cell
+])
+def test_a_piece_put_on_a_held_echo_is_the_move_and_the_cell_behind_its_echo(
+        knob, scores, arrival):
+    # Fresh game 1036012 (31.5 degrees) move 9: c1, behind b1's tall piece, was held as
+    # its echo since move 7. A tall piece put on c1 changed the image there most (0.58)
+    # and its colour read anew; d1 behind it, seeing the new piece's top, turned occupied
+    # (change 0.49). d1 was the one fresh cell and was taken: the move on the wrong cell.
+    view = _view()
+    b2 = Cell.from_name("b2")
+    held = _behind(view, b2)
+    behind = _behind(view, held)
+    from vision.live.arrivals import can_echo
+
+    config = TrackerConfig(held_echo_arrival=knob)
+    assert can_echo(view, held, b2, config) and can_echo(view, behind, held, config)
+    feed = Feed(StateTracker(config=config))
+    feed.frames(1.0, obs=readings_from_pieces({}, board_view=view))
+    feed.frames(1.0, busy=True, obs=readings_from_pieces({}, board_view=view))
+    feed.pieces[b2] = Piece.from_symbol("DSTS")
+    events = feed.frames(2.0, obs=_echo_of(feed, held, b2, board_view=view),
+                         change={held: 0.3, b2: 0.7})
+    assert [e["name"] for e in events if e["type"] == "move"] == ["b2"]
+    assert any(held.name in e.get("message", "") and "not taken" in e.get("message", "")
+               for e in events)
+    feed.frames(1.0, busy=True, obs=readings_from_pieces({}, board_view=view))
+    feed.pieces[held] = Piece.from_symbol("LSTH")
+    seen = readings_from_pieces({**feed.pieces, behind: Piece.from_symbol("LSSH")},
+                                board_view=view)
+    obs = _with_occupancy(_with_occupancy(seen, behind, 0.97), held, 0.98)
+    events = feed.frames(2.0, obs=obs, change={held: scores[0], behind: scores[1]})
+    moves = [e["name"] for e in events if e["type"] == "move"]
+    assert moves == [held.name if arrival == "held" else behind.name]
+    if arrival == "held":
+        assert any(behind.name in e.get("message", "") and "not taken" in e.get("message", "")
+                   for e in events)
+
+
+@pytest.mark.parametrize("knob, flicker_knob, phantom_change, moves", [
+    (True, False, 0.0, ["new"]),  # the phantom stood unchanged: aside, the new cell is taken
+    (True, True, 0.0, ["new"]),  # the same with ``flicker_needs_change``
+    (False, True, 0.0, []),  # knob off: the phantom stays a flicker but bars the real piece
+    # both off: the phantom is taken too (the real piece by ``changed_beside_unchanged``,
+    # the image having changed on it alone; in 1036015 a second cell changed as much)
+    (False, False, 0.0, ["phantom", "new"]),
+    (True, True, 0.5, ["phantom"]),  # the image changed on the phantom: a piece there
+])
+def test_a_phantom_read_surely_after_a_hand_stays_aside_where_the_image_did_not_change(
+        knob, flicker_knob, phantom_change, moves):
+    # Fresh game 1036015 move 4: c1, behind b1's tall piece, read 0.83-0.88 for 6 s as its
+    # phantom (set aside). After the next hand it read 0.905 with no change on it, while
+    # d2, the real piece (0.868, change 0.30), was then doubtful beside a "sure" cell and
+    # c1 was taken as the move. With the knob the phantom stays aside and sets no bar.
+    view = _view()
+    a4 = Cell.from_name("a4")
+    phantom = _behind(view, a4)
+    new = next(c for c in (Cell.from_name(n) for n in ("d1", "a1", "d4"))
+               if c not in (a4, phantom))
+    config = TrackerConfig(standing_phantom_stays_aside=knob,
+                           flicker_needs_change=flicker_knob)
+    feed = Feed(StateTracker(config=config))
+    feed.frames(1.0, obs=readings_from_pieces({}, board_view=view))
+    feed.place("a4", "DRTS", board_view=view)
+    assert [e["name"] for e in feed.events if e["type"] == "move"] == ["a4"]
+    feed.frames(2.0, obs=_echo_of(feed, phantom, a4, p_occupied=0.85, board_view=view))
+    assert [e["name"] for e in feed.events if e["type"] == "move"] == ["a4"]
+    feed.frames(1.0, busy=True, obs=readings_from_pieces({}, board_view=view))
+    feed.pieces[new] = Piece.from_symbol("LRTS")
+    obs = _with_occupancy(_echo_of(feed, phantom, a4, p_occupied=0.91, board_view=view),
+                          new, 0.87)
+    events = feed.frames(2.0, obs=obs, change={new: 0.3, phantom: phantom_change})
+    taken = [e["name"] for e in events if e["type"] == "move"]
+    assert sorted(taken) == sorted(new.name if m == "new" else phantom.name for m in moves)

@@ -112,16 +112,20 @@ class ArrivalFilter:
         self.released = {c: v for c, v in self.released.items() if c in occupied}
 
     def likely(self, observation: Observation, cells: list[Cell], *, hand_since_settle: bool,
-               pending: Container[Cell], brief_busy: bool = False) -> list[Cell]:
+               pending: Container[Cell], brief_busy: bool = False,
+               standing: Container[Cell] = ()) -> list[Cell]:
         """The newly occupied ``cells`` worth taking as moves: flickers and doubtful cells
         left out. ``pending``: new pieces already waiting to be committed. ``brief_busy``:
         busy frames came since the last settle, too briefly for a hand
         (``TrackerConfig.min_hand_s``); a cell new since then is a flicker unless it reads
         as surely as a flicker taken after a hand (a piece the last hand brought that
-        showed late)."""
+        showed late). ``standing``: cells set aside before this hand on which the image
+        did not change over the turn; they stay aside and set no bar
+        (``TrackerConfig.standing_phantom_stays_aside``)."""
         p = {cell: observation.reading(cell).occupied_probability for cell in cells}
         if not hand_since_settle:
             self.flicker |= {c for c in cells if c not in pending and c not in self.held_back}
+        cells = [c for c in cells if c not in standing]
         cells = [
             c
             for c in cells
@@ -194,6 +198,13 @@ class ArrivalFilter:
                                             observation.reading(c).occupied_probability))
             self.released[cell] = self.held_back.pop(cell)
             return [cell], [], None
+        if hand_since_settle and view_steady and self.config.held_echo_arrival:
+            put_on = self._held_arrival(observation, cells, fresh, log_odds, change)
+            if put_on is not None:
+                self.held_back.pop(put_on)
+                for cell in fresh:
+                    self.held_back[cell] = log_odds(cell)
+                return [put_on], fresh, put_on
         if len(fresh) < 2:
             return fresh, [], None
         steady = view_steady and self.config.hold_co_arrivals_when_steady
@@ -219,6 +230,25 @@ class ArrivalFilter:
         for cell in echoes:
             self.held_back[cell] = log_odds(cell)
         return [c for c in fresh if c not in echoes], echoes, (arrival if echoes else None)
+
+    def _held_arrival(self, observation: Observation, cells: list[Cell], fresh: list[Cell],
+                      log_odds: LogOdds, change: Mapping[Cell, float] | None) -> Cell | None:
+        """The held-back echo among ``cells`` (still read occupied) where the hand's piece
+        went rather than on the ``fresh`` cells (``TrackerConfig.held_echo_arrival``): the
+        image changed on it (``change_arrival_min``) more than on any fresh cell, its
+        reading differs from the held one in ``held_arrival_differences`` attributes or
+        more, and every fresh cell can see a piece on it (:func:`can_echo`), so a piece
+        there explains what they read. None when there is no such cell or several."""
+        view = observation.board_view
+        if not fresh or not change or not isinstance(view, BoardView):
+            return None
+        cfg = self.config
+        bar = max(cfg.change_arrival_min, max(change.get(c, 0.0) for c in fresh))
+        found = [c for c in cells if c in self.held_back
+                 and change.get(c, 0.0) > bar
+                 and differences(self.held_back[c], log_odds(c)) >= cfg.held_arrival_differences
+                 and all(can_echo(view, f, c, cfg) for f in fresh)]
+        return found[0] if len(found) == 1 else None
 
     def _changed_elsewhere(self, change: Mapping[Cell, float] | None) -> Cell | None:
         """The free cell, not held back, that alone explains what changed in the image over

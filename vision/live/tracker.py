@@ -802,9 +802,13 @@ class StateTracker:
         # Busy frames came but too briefly for a hand (``min_hand_s``): a lamp, a flick.
         brief = self._busy_from is not None and not self._hand_since_settle
         flickers = set(self._arrivals.flicker)
-        new_cells = self._arrivals.likely(observation, sorted(occupied - recorded - self._refused),
+        unrecorded = sorted(occupied - recorded - self._refused)
+        standing = (self._standing_unchanged(unrecorded, flickers)
+                    if self.config.standing_phantom_stays_aside else set())
+        new_cells = self._arrivals.likely(observation, unrecorded,
                                           hand_since_settle=self._hand_since_settle,
-                                          pending=self._first_seen, brief_busy=brief)
+                                          pending=self._first_seen, brief_busy=brief,
+                                          standing=standing)
         if self.config.flicker_needs_change:
             new_cells = self._unchanged_flickers(new_cells, flickers)
         if self.config.weak_in_view_needs_change:
@@ -1035,6 +1039,33 @@ class StateTracker:
                 unchanged.add(cell)
         self._arrivals.doubtful |= unchanged
         return [c for c in new_cells if c not in unchanged]
+
+    def _standing_unchanged(self, cells: Sequence[Cell], flickers: set[Cell]) -> set[Cell]:
+        """Of ``cells`` (unrecorded, read occupied now), those set aside before this hand
+        (``flickers``, or doubtful) that read occupied on the last settle before it and on
+        which the image did not change over the turn as a piece there would: neither its
+        change score (``change_arrival_min``) nor the change under the pieces in front of it
+        (:meth:`_covered_change_behind`). Only after a hand, with the change measured and
+        the view steady (``TrackerConfig.standing_phantom_stays_aside``)."""
+        cfg = self.config
+        change = self._change
+        if not change or not self._hand_since_settle or self._view_moved:
+            return set()
+        aside = flickers | self._arrivals.doubtful
+        return {c for c in cells if c in aside and c not in self._first_seen
+                and self._settled_occ.get(c, 0.0) >= cfg.occupied_probability
+                and change.get(c, 0.0) < cfg.change_arrival_min
+                and not self._covered_change_behind(c)}
+
+    def _covered_change_behind(self, cell: Cell) -> bool:
+        """Whether the image changed under the pieces in front of ``cell`` as a piece there
+        would change it, as :meth:`_covered_arrival` counts it (mostly hidden,
+        ``covered_change_min`` of its silhouette, more than on the front silhouettes outside
+        it)."""
+        cfg = self.config
+        under = (self._covered or {}).get(cell)
+        return (under is not None and under.visible < cfg.covered_change_max_visible
+                and under.inside >= cfg.covered_change_min and under.outside < under.inside)
 
     def _unchanged_flickers(self, new_cells: list[Cell], flickers: set[Cell]) -> list[Cell]:
         """``new_cells`` less the flickers (``flickers``: cells that read occupied before

@@ -434,6 +434,34 @@ class TrackerConfig:
     #: session 31's and again with session 32's code; 1032019): no other event changes, and
     #: after a hand the case arises in 1032019 alone (session 32, helper-32g, docs/design.md).
     held_echo_sets_no_bar: bool = True
+    #: A held-back echo (a cell held as a neighbour's view of an earlier turn's piece,
+    #: still read occupied) is where this hand's piece went when, on the first settle after
+    #: the hand with the view steady, the image changed on it (its silhouette explains the
+    #: change, ``change_arrival_min``) more than on any fresh cell, its reading now differs
+    #: from the held one (``held_arrival_differences`` attributes or more), and every fresh
+    #: cell can see a piece on it (:func:`vision.live.arrivals.can_echo`): the fresh cells
+    #: are then its echoes, held back, and the held cell is released as the move. A held
+    #: cell is not fresh, so before this the new piece's echo (the cell behind it, which
+    #: sees its top above the piece in front; read short, with a tall piece's top) was the
+    #: one fresh cell and was taken, and the real cell stayed held (fresh game 1036012,
+    #: move 9: c1, held since move 7 behind b1's tall piece, change 0.58, colour read anew;
+    #: d1 behind it, 11% in view, change 0.49, taken as the move, its line lost).
+    held_echo_arrival: bool = False
+    held_arrival_differences: int = 1
+    #: A cell set aside before this hand (a flicker or a doubtful cell, read occupied on
+    #: the last settle before it) on which the image did not change over the turn (its
+    #: change score under ``change_arrival_min``, nothing under the pieces in front as
+    #: ``hidden_arrival_covered_change`` counts it) stays aside after the hand however
+    #: surely it reads, and sets no bar for the cells new with it
+    #: (``sure_piece_probability``): it stood there before, a phantom whose reading drifted
+    #: up, not this hand's piece, which changes the image where it stands. Only with the
+    #: change measured and the view steady. (``flicker_needs_change`` keeps a flicker out
+    #: the same way, but after the bar is set.) Fresh game 1036015 move 4: c1, behind b1's
+    #: tall piece, had read 0.83-0.88 as its phantom for 6 s (a flicker and doubtful);
+    #: after the hand it read 0.905 with change 0.00, which made d2, the real piece
+    #: (0.868, change 0.30, log-odds up 6.5, read as its piece), doubtful beside it; c1
+    #: was taken, a phantom, and d2 two turns late.
+    standing_phantom_stays_aside: bool = False
     #: Log-likelihood margin (nats) between the best and second-best unplayed piece above which
     #: a new piece counts as read.
     decision_margin: float = 2.0
