@@ -122,9 +122,13 @@ def record_calls(session) -> list[tuple]:
     tracker = session.tracker
     update, view_moved = tracker.update, tracker.view_moved
 
-    def recorded_update(observation, now, *, busy=False, change=None, covered=None):
+    def recorded_update(observation, now, *, busy=False, change=None, covered=None,
+                        **more):
+        # ``more`` (the changed mask of ``co_arrival_own_change``, a whole image per frame)
+        # is passed on but not kept: a replay gives the tracker no mask, so that rule
+        # cannot act in replays (its own runs need eval_watch).
         calls.append(("update", observation, now, busy, change, covered))
-        return update(observation, now, busy=busy, change=change, covered=covered)
+        return update(observation, now, busy=busy, change=change, covered=covered, **more)
 
     def recorded_view_moved():
         calls.append(("view_moved",))

@@ -82,3 +82,27 @@ def test_a_file_of_another_format_is_refused(tmp_path):
     path.write_bytes(pickle.dumps({"format": eval_watch.CALLS_FORMAT + 1, "calls": []}))
     with pytest.raises(SystemExit):
         replay_watch.load_calls(path)
+
+
+def test_the_recorder_passes_the_trackers_other_arguments_on_without_keeping_them():
+    class Tracker:
+        def __init__(self):
+            self.got = None
+
+        def update(self, observation, now, *, busy=False, change=None, covered=None,
+                   change_map=None):
+            self.got = change_map
+            return []
+
+        def view_moved(self):
+            return []
+
+    class Session:
+        tracker = Tracker()
+
+    session = Session()
+    calls = eval_watch.record_calls(session)
+    mask = object()
+    session.tracker.update("obs", 1.5, busy=True, change={}, covered=None, change_map=mask)
+    assert session.tracker.got is mask
+    assert calls == [("update", "obs", 1.5, True, {}, None)]
