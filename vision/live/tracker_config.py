@@ -399,7 +399,9 @@ class TrackerConfig:
     #: read 0.95 occupied in full view, own 0.14, change 0.10 (the new piece's shadow over
     #: a corner), were taken both and every later move was one index off (helper-37b,
     #: ``StateTracker._unchanged_co_arrivals``).
-    co_arrival_own_change: bool = False
+    #: On since session 37: it fixed its dev game and changed none of the 45 held-out games
+    #: (1037000-020, 1037100-111, 1037200-211) nor the other dev games.
+    co_arrival_own_change: bool = True
     co_arrival_core: float = 0.7
     co_arrival_own_share: float = 0.6
     co_arrival_min_left: float = 0.3
@@ -446,7 +448,9 @@ class TrackerConfig:
     #: one fresh cell and was taken, and the real cell stayed held (fresh game 1036012,
     #: move 9: c1, held since move 7 behind b1's tall piece, change 0.58, colour read anew;
     #: d1 behind it, 11% in view, change 0.49, taken as the move, its line lost).
-    held_echo_arrival: bool = False
+    #: On since session 37: it fixed its dev game and changed none of the 45 held-out games
+    #: (1037000-020, 1037100-111, 1037200-211) nor the other dev games.
+    held_echo_arrival: bool = True
     held_arrival_differences: int = 1
     #: A cell set aside before this hand (a flicker or a doubtful cell, read occupied on
     #: the last settle before it) on which the image did not change over the turn (its
@@ -647,7 +651,9 @@ class TrackerConfig:
     #: guess (truly square, read round) held the light round short solid piece, truly
     #: d4's; the joint decoding read d4 square 0.86 through b2's readings and "all square"
     #: was shouted at once; held with this rule, and it lapsed.
-    gate_guess_elimination: bool = False
+    #: On since session 37: it fixed its dev game and changed none of the 45 held-out games
+    #: (1037000-020, 1037100-111, 1037200-211) nor the other dev games.
+    gate_guess_elimination: bool = True
     #: A piece recorded as a guess on a cell near the camera's foot carries a line on its
     #: height only if the readings that recorded it leaned to the value by
     #: ``decision_margin`` (else the height counts as 0 in the line confidence, as
