@@ -419,10 +419,10 @@ def test_the_session_measures_the_change_under_front_pieces_only_when_asked(tmp_
     seen = []
     update = session.tracker.update
 
-    def spy(observation, now, *, busy=False, change=None, covered=None):
+    def spy(observation, now, *, busy=False, change=None, covered=None, **more):
         if change is not None:
             seen.append(covered)
-        return update(observation, now, busy=busy, change=change, covered=covered)
+        return update(observation, now, busy=busy, change=change, covered=covered, **more)
 
     session.tracker.update = spy
     scene = Scene(session)
