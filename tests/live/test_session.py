@@ -405,36 +405,45 @@ def test_default_session_reads_without_bore_sizes_unless_told(monkeypatch):
     assert seen[-1] is None
 
 
-@pytest.mark.parametrize("knob", [False, True])
-def test_the_session_measures_the_change_under_front_pieces_only_when_asked(tmp_path, knob):
-    # ``TrackerConfig.hidden_arrival_covered_change`` needs the change under the recorded
-    # pieces in front of each free cell (``vision.live.change.covered_change``, measured
-    # with the change scores by ``measure_change``); the session measures it on the frames
-    # that may settle a turn, and only when the tracker asks.
+def _change_arguments(tmp_path, tracker_config, key):
+    """The tracker's ``key`` argument on every frame whose change the session measured,
+    over two pieces put on a synthetic board under ``tracker_config``."""
     from vision.live.session import SessionConfig
-    from vision.live.tracker import TrackerConfig
 
-    config = SessionConfig(tracker=TrackerConfig(hidden_arrival_covered_change=knob))
+    config = SessionConfig(tracker=tracker_config)
     session = WatchSession(lambda frame, t: VIEW, fake_reader, log_dir=tmp_path, config=config)
     seen = []
     update = session.tracker.update
 
-    def spy(observation, now, *, busy=False, change=None, covered=None, **more):
+    def spy(observation, now, *, busy=False, change=None, **more):
         if change is not None:
-            seen.append(covered)
-        return update(observation, now, busy=busy, change=change, covered=covered, **more)
+            seen.append(more.get(key))
+        return update(observation, now, busy=busy, change=change, **more)
 
     session.tracker.update = spy
     scene = Scene(session)
     scene.run(1.0)
     scene.place("b2", "LSTH")
     scene.place("c3", "DSSS")
+    scene.session.close(scene.t)
     assert seen, "no frame measured the change"
+    return seen
+
+
+@pytest.mark.parametrize("knob", [False, True])
+def test_the_session_measures_the_change_under_front_pieces_only_when_asked(tmp_path, knob):
+    # ``TrackerConfig.hidden_arrival_covered_change`` needs the change under the recorded
+    # pieces in front of each free cell (``vision.live.change.covered_change``, measured
+    # with the change scores by ``measure_change``); the session measures it on the frames
+    # that may settle a turn, and only when the tracker asks.
+    from vision.live.tracker import TrackerConfig
+
+    seen = _change_arguments(tmp_path, TrackerConfig(hidden_arrival_covered_change=knob),
+                             "covered")
     if knob:
         assert all(isinstance(c, dict) for c in seen)
     else:
         assert all(c is None for c in seen)
-    scene.session.close(scene.t)
 
 
 @pytest.mark.parametrize("knob", [False, True])
@@ -443,28 +452,11 @@ def test_the_session_keeps_the_changed_mask_only_when_asked(tmp_path, knob):
     # (``vision.live.change.ChangeMap``) on the frames that may settle a turn; without it
     # the tracker is called as before.
     from vision.live.change import ChangeMap
-    from vision.live.session import SessionConfig
     from vision.live.tracker import TrackerConfig
 
-    config = SessionConfig(tracker=TrackerConfig(co_arrival_own_change=knob))
-    session = WatchSession(lambda frame, t: VIEW, fake_reader, log_dir=tmp_path, config=config)
-    seen = []
-    update = session.tracker.update
-
-    def spy(observation, now, *, busy=False, change=None, covered=None, **kw):
-        if change is not None:
-            seen.append(kw.get("change_map"))
-        return update(observation, now, busy=busy, change=change, covered=covered, **kw)
-
-    session.tracker.update = spy
-    scene = Scene(session)
-    scene.run(1.0)
-    scene.place("b2", "LSTH")
-    scene.place("c3", "DSSS")
-    assert seen, "no frame measured the change"
+    seen = _change_arguments(tmp_path, TrackerConfig(co_arrival_own_change=knob), "change_map")
     if knob:
         assert all(isinstance(m, ChangeMap) for m in seen)
         assert any(m.changed.any() for m in seen)  # the pieces put changed the image
     else:
         assert all(m is None for m in seen)
-    scene.session.close(scene.t)

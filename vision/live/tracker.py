@@ -831,8 +831,7 @@ class StateTracker:
                 new_cells = [c for c in new_cells if c not in unchanged]
                 for cell in unchanged:
                     self._arrivals.held_back[cell] = self._log_odds(cell)
-                    self._first_seen.pop(cell, None)
-                    self._weak_since.pop(cell, None)
+                    self._forget_new(cell)
                 names = ", ".join(c.name for c in unchanged)
                 events += self._warn_once(
                     "unchanged:" + names,
@@ -843,8 +842,7 @@ class StateTracker:
                 )
         if echoes and arrival is not None:
             for cell in echoes:
-                self._first_seen.pop(cell, None)
-                self._weak_since.pop(cell, None)
+                self._forget_new(cell)
             names = ", ".join(c.name for c in echoes)
             events += self._warn_once(
                 "held:" + names,
@@ -1721,6 +1719,11 @@ class StateTracker:
                 f"{' and '.join(odd)} otherwise, but the readings lean to {value} there "
                 f"({p:.2f}); check {' and '.join(odd)}")
         return events
+
+    def _forget_new(self, cell: Cell) -> None:
+        """Forget when ``cell`` was first seen occupied (and weakly): it is held back, not new."""
+        self._first_seen.pop(cell, None)
+        self._weak_since.pop(cell, None)
 
     def _warn_once(self, key: str, now: float, message: str) -> list[Event]:
         if key in self._warned or self.game is None:
