@@ -54,27 +54,24 @@ def _seeds(text: str) -> list[int]:
 
 def _session_config(knobs: list[str]):
     """A SessionConfig whose tracker knobs (or the session's own plain knobs, e.g.
-    ``pool_set_geometry``) are set from ``NAME=VALUE`` strings (``--tracker``)."""
+    ``pool_set_geometry``) are set from ``NAME=VALUE`` strings (``--tracker``; values Python
+    literals, as ``vision.evaluation.knobs.replaced`` reads them)."""
     import dataclasses
 
+    from vision.evaluation.knobs import replaced
     from vision.live.session import SessionConfig
     from vision.live.tracker import TrackerConfig
 
-    types = {f.name: f.type for f in dataclasses.fields(TrackerConfig)}
-    own = {f.name: f.type for f in dataclasses.fields(SessionConfig)
-           if f.name not in ("tracker", "motion")}
-    values: dict = {}
-    session: dict = {}
-    for knob in knobs:
-        name, _, text = knob.partition("=")
-        if name not in types and name not in own:
-            raise SystemExit(f"--tracker: no TrackerConfig or SessionConfig knob {name!r}")
-        kind = types.get(name, own.get(name))
-        kind = kind if isinstance(kind, str) else kind.__name__
-        value = {"int": int, "float": float, "bool": lambda v: v == "True"}.get(
-            kind, float)(text)
-        (values if name in types else session)[name] = value
-    return SessionConfig(tracker=TrackerConfig(**values), **session)
+    tracker_names = {f.name for f in dataclasses.fields(TrackerConfig)}
+    own = [k for k in knobs if k.partition("=")[0].strip() not in tracker_names]
+    for knob in own:
+        if knob.partition("=")[0].strip() in ("tracker", "motion"):
+            raise SystemExit(f"--tracker: {knob!r} names a config, not a knob")
+    try:
+        return replaced(SessionConfig(tracker=replaced(
+            TrackerConfig(), [k for k in knobs if k not in own])), own)
+    except ValueError as e:
+        raise SystemExit(f"--tracker: {e}") from None
 
 
 def _oracle_session(truth: dict, config=None):

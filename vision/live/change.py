@@ -158,10 +158,18 @@ class ChangeMap:
     """
 
     def __init__(self, changed: NDArray[np.bool_], scale: float, view: BoardView,
-                 standing: Mapping[Cell, bool], config: ChangeConfig | None = None) -> None:
+                 standing: Mapping[Cell, bool], config: ChangeConfig | None = None,
+                 pieces: _Silhouettes | None = None) -> None:
         self.changed, self.scale, self.view = changed, scale, view
         self.standing = dict(standing)
         self.config = config or ChangeConfig()
+        self._pieces = pieces  # the standing pieces' silhouettes, built once when first asked
+
+    def _silhouettes(self) -> _Silhouettes:
+        if self._pieces is None:
+            self._pieces = _Silhouettes(self.view, self.changed.shape, self.scale,
+                                        self.standing, self.config)
+        return self._pieces
 
     def unexplained(self, cell: Cell, others: Sequence[Cell], core: float = 1.0
                     ) -> tuple[float, float]:
@@ -179,7 +187,7 @@ class ChangeMap:
         tall piece on c1 over a corner of d1)."""
         cfg = self.config
         shape = self.changed.shape
-        pieces = _Silhouettes(self.view, shape, self.scale, self.standing, cfg)
+        pieces = self._silhouettes()
         own = np.zeros(shape, np.uint8)
         cv2.fillConvexPoly(own, silhouette_polygon(self.view, cell, core * cfg.piece_diameter_m,
                                                    cfg.short_height_m, self.scale), 1)
@@ -215,10 +223,11 @@ def measure_change(changed: NDArray[np.bool_], scale: float, view: BoardView,
     cfg = config or ChangeConfig()
     n_changed = int(np.count_nonzero(changed))
     under: dict[Cell, CoveredChange] | None = {} if covered else None
-    kept = ChangeMap(changed, scale, view, standing, cfg) if keep_map else None
     if n_changed == 0:
+        kept = ChangeMap(changed, scale, view, standing, cfg) if keep_map else None
         return ChangeMeasures({c: 0.0 for c in ALL_CELLS if c not in standing}, under, kept)
     pieces = _Silhouettes(view, changed.shape, scale, standing, cfg)
+    kept = ChangeMap(changed, scale, view, standing, cfg, pieces) if keep_map else None
     scores: dict[Cell, float] = {}
     for cell in ALL_CELLS:
         if cell in standing:

@@ -219,14 +219,10 @@ class WatchSession:
                 self._last_read = t
                 read = True
             measured = self._change()
-            if measured is not None and measured.map is not None:
-                # the changed mask kept for ``TrackerConfig.co_arrival_own_change``
-                events = self.tracker.update(self.observation, t, change=measured.scores,
-                                             covered=measured.covered, change_map=measured.map)
-            else:
-                events = self.tracker.update(
-                    self.observation, t, change=None if measured is None else measured.scores,
-                    covered=None if measured is None else measured.covered)
+            events = self.tracker.update(
+                self.observation, t, change=None if measured is None else measured.scores,
+                covered=None if measured is None else measured.covered,
+                change_map=None if measured is None else measured.map)
             if self.tracker.settled:
                 self.gate.rebase()
         return FrameResult(self._output(events, t, image), self.view, self.observation, gate, read)

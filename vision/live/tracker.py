@@ -1060,9 +1060,15 @@ class StateTracker:
         would change it, as :meth:`_covered_arrival` counts it (mostly hidden,
         ``covered_change_min`` of its silhouette, more than on the front silhouettes outside
         it)."""
-        cfg = self.config
         under = (self._covered or {}).get(cell)
-        return (under is not None and under.visible < cfg.covered_change_max_visible
+        return under is not None and self._covers_a_piece(under)
+
+    def _covers_a_piece(self, under: CoveredChange) -> bool:
+        """Whether the change under the pieces in front of a mostly hidden cell is as a piece
+        there would make it (``covered_change_max_visible``, ``covered_change_min``, and
+        more inside its silhouette than on the front silhouettes outside it)."""
+        cfg = self.config
+        return (under.visible < cfg.covered_change_max_visible
                 and under.inside >= cfg.covered_change_min and under.outside < under.inside)
 
     def _unchanged_flickers(self, new_cells: list[Cell], flickers: set[Cell]) -> list[Cell]:
@@ -1263,8 +1269,7 @@ class StateTracker:
         if not self._hand_since_settle or not self._covered:
             return None
         found = {c: k.inside for c, k in self._covered.items()
-                 if c not in self._refused and k.visible < cfg.covered_change_max_visible
-                 and k.inside >= cfg.covered_change_min and k.outside < k.inside}
+                 if c not in self._refused and self._covers_a_piece(k)}
         if not found:
             return None
         cell = max(sorted(found), key=lambda c: found[c])
