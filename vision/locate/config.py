@@ -380,6 +380,18 @@ class LocateConfig:
     #: board, about half of them).
     line_marking_recheck: bool = False
     line_marking_recheck_margin: float = 0.0
+    #: The final work-image grid lowered along the image of the vertical to the plane where
+    #: the board's outline and big circle lie on it (``finder._lower_grid``; session 38,
+    #: helper-38d): of the planes ``lift_heights`` pitches below the judged grid's, the one
+    #: whose layout fit scores highest, when at least ``lift_min_gain`` above the judged
+    #: grid's own (outline plus circle score). A crowded board's tops can hold a grid on a
+    #: plane above the board (session 37, helper-37f: 27 of 70 boards with a cell past 5%).
+    lift_correction: bool = False
+    lift_heights: tuple[float, ...] = (0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.4, 0.5)
+    lift_min_gain: float = 0.1
+    #: The lowered grid fitted again on its rings' near sides (``finder._refit_near_arcs``,
+    #: the radius held below ``near_arc_min_elevation_deg``).
+    lift_refit: bool = False
     #: Wherever the fit decides the cells' marking (``fit._best_marking``) and the matches
     #: agreeing best on one grid are an edge marking, a line marking (a thin printed or
     #: engraved ring: no piece's foot or silhouette makes one) is taken instead when its own

@@ -390,6 +390,98 @@ def find_board(
     if config.occupancy_refit:
         H_work, radius = _refit_empty_cells(work_f, H_work, radius, edge, scale, intrinsics,
                                             (w, h), config)
+    if config.lift_correction:
+        H_work, radius, lay = _lower_grid(work_f, H_work, radius, edge, lay, scale,
+                                          intrinsics, (w, h), config)
+    return _finish(gray, H_work, radius, score, edge, lay, scale, work_f, intrinsics, config)
+
+
+def lowered_grids(H_work: FloatArray, scale: float, K: FloatArray,
+                  heights: FloatArray) -> list[FloatArray]:
+    """The grid (work pixels) of the plane ``heights`` pitches below the grid ``H_work``'s
+    own, for each height, under the camera matrix ``K`` (full-resolution pixels).
+
+    A grid fitted on a plane raised by h (the pieces' tops) is ``K [r1 r2 t]`` in that
+    plane's units; the board's own plane is ``K [r1 r2 t - h r3]`` (``r3`` the board's
+    normal in the camera): the homology that moves every point along the image of the
+    vertical, about its vanishing point. Height 0 gives ``H_work`` itself (up to scale),
+    whatever ``K``: only the vertical's direction comes from it."""
+    S = np.diag([1.0 / scale, 1.0 / scale, 1.0])
+    M = np.linalg.inv(K) @ (S @ H_work)
+    M = M * 2.0 / (np.linalg.norm(M[:, 0]) + np.linalg.norm(M[:, 1]))
+    if M[2, 2] < 0:
+        M = -M
+    r3 = np.cross(M[:, 0], M[:, 1])
+    r3 = r3 / max(float(np.linalg.norm(r3)), 1e-12)
+    if float(r3 @ M[:, 2]) > 0:
+        r3 = -r3  # the normal towards the camera (the board in front: t . r3 < 0)
+    out = []
+    back = np.linalg.inv(S) @ K
+    for h in heights:
+        Hh = back @ (M - float(h) * np.outer(r3, [0.0, 0.0, 1.0]))
+        out.append(Hh / Hh[2, 2])
+    return out
+
+
+def _frame_score(lay: LayoutFit) -> float:
+    """The board around a grid, as the layout fit scored it: its outline, and for a
+    45-degree layout its big circle too (both printed on the board's own plane)."""
+    if lay.layout == LAYOUT_DIAGONAL:
+        return lay.outline_score + lay.circle_score
+    return lay.outline_score
+
+
+def _lower_grid(
+    work_f: NDArray[np.float32], H_work: FloatArray, radius: float, edge: EdgeConfig,
+    lay: LayoutFit, scale: float, intrinsics: Intrinsics | None, size_wh: tuple[int, int],
+    config: LocateConfig,
+) -> tuple[FloatArray, float, LayoutFit]:
+    """The judged grid (work pixels) lowered along the image of the vertical to the plane
+    where the board's own outline and big circle lie on it (``lift_correction``).
+
+    A crowded board's pieces' tops and silhouettes can hold a grid on a plane above the
+    board; its rings cannot say so (the grid was fitted to them). The board's outline and
+    big circle lie on the board's plane only, and no piece draws them: the layout is fitted
+    again (``fit_layout``, its side and circle searched) on the grids of the planes
+    ``lift_heights`` pitches below the judged one (``lowered_grids``, under the calibrated
+    camera or the default field of view), and the grid is moved to the best one when its
+    frame scores at least ``lift_min_gain`` above the judged grid's own. Pieces only lift a
+    grid: no height above it is tried."""
+    K = (intrinsics or Intrinsics.from_fov(size_wh, config.default_hfov_deg)).matrix
+    heights = np.asarray(config.lift_heights, dtype=np.float64)
+    grids = lowered_grids(H_work, scale, K, heights)
+    frame_edge = replace(edge, mode="edge", polarity=0)
+    own = fit_layout(work_f, H_work, config, frame_edge)
+    bar = _frame_score(own) + config.lift_min_gain
+    best: tuple[float, FloatArray, LayoutFit] | None = None
+    work_wh = (work_f.shape[1], work_f.shape[0])
+    for H in grids:
+        if not plausible_grid(H, work_wh, config.min_ring_axis_px, config.max_foreshortening):
+            continue
+        lay_h = fit_layout(work_f, H, config, frame_edge)
+        if lay_h.layout != lay.layout:
+            continue
+        sc = _frame_score(lay_h)
+        if sc >= bar and (best is None or sc > best[0]):
+            best = (sc, H, lay_h)
+    if best is None:
+        return H_work, radius, lay
+    log.debug("the grid lowered onto the board's frame (%.2f over %.2f)", best[0], bar)
+    H_new, r_new = best[1], radius
+    if config.lift_refit:
+        # The lowered grid fitted again on its rings' near sides (which no top imitates),
+        # the radius held from low views (``_refit_near_arcs``).
+        H_new, r_new = _refit_near_arcs(work_f, H_new, radius, edge, scale, intrinsics,
+                                        size_wh, replace(config, near_arc_low_views=True))
+    return H_new, r_new, best[2]
+
+def _finish(gray: NDArray[np.uint8], H_work: FloatArray, radius: float, score: float,
+            edge: EdgeConfig, lay: LayoutFit, scale: float, work_f: NDArray[np.float32],
+            intrinsics: Intrinsics | None, config: LocateConfig,
+            ) -> BoardView | BoardNotFound:
+    """Step 5's last part: the final work-image grid fitted again at full resolution (the
+    grey frame ``gray``), and the camera fitted to its ring edges (and the board's outline)."""
+    h, w = gray.shape[:2]
     # Full resolution: same fit, short reaches, for sub-pixel centres.
     S = np.diag([1.0 / scale, 1.0 / scale, 1.0])
     H = S @ H_work
