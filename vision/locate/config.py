@@ -389,6 +389,8 @@ class LocateConfig:
     lift_correction: bool = False
     lift_heights: tuple[float, ...] = (0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.4, 0.5)
     lift_min_gain: float = 0.1
+    lift_plateau: float = 0.0
+    lift_min_elevation_deg: float = 0.0
     #: The lowered grid fitted again on its rings' near sides (``finder._refit_near_arcs``,
     #: the radius held below ``near_arc_min_elevation_deg``).
     lift_refit: bool = False

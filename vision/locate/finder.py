@@ -447,26 +447,37 @@ def _lower_grid(
     camera or the default field of view), and the grid is moved to the best one when its
     frame scores at least ``lift_min_gain`` above the judged grid's own. Pieces only lift a
     grid: no height above it is tried."""
+    if config.lift_min_elevation_deg > 0.0:
+        _, elevation = _camera_foot(H_work, scale, intrinsics, size_wh, config)
+        if elevation < config.lift_min_elevation_deg:
+            return H_work, radius, lay
     K = (intrinsics or Intrinsics.from_fov(size_wh, config.default_hfov_deg)).matrix
     heights = np.asarray(config.lift_heights, dtype=np.float64)
     grids = lowered_grids(H_work, scale, K, heights)
     frame_edge = replace(edge, mode="edge", polarity=0)
     own = fit_layout(work_f, H_work, config, frame_edge)
     bar = _frame_score(own) + config.lift_min_gain
-    best: tuple[float, FloatArray, LayoutFit] | None = None
     work_wh = (work_f.shape[1], work_f.shape[0])
-    for H in grids:
-        if not plausible_grid(H, work_wh, config.min_ring_axis_px, config.max_foreshortening):
-            continue
-        lay_h = fit_layout(work_f, H, config, frame_edge)
-        if lay_h.layout != lay.layout:
-            continue
-        sc = _frame_score(lay_h)
-        if sc >= bar and (best is None or sc > best[0]):
-            best = (sc, H, lay_h)
-    if best is None:
+    scores = np.full(len(grids), -math.inf)
+    for k, H in enumerate(grids):
+        if plausible_grid(H, work_wh, config.min_ring_axis_px, config.max_foreshortening):
+            lay_h = fit_layout(work_f, H, config, frame_edge)
+            if lay_h.layout == lay.layout:
+                scores[k] = _frame_score(lay_h)
+    top = float(scores.max()) if len(scores) else -math.inf
+    if top < bar:
         return H_work, radius, lay
-    log.debug("the grid lowered onto the board's frame (%.2f over %.2f)", best[0], bar)
+    # The frame's score is flat over a few steps of height (its edges are searched within a
+    # tolerance): the middle of the heights within ``lift_plateau`` of the best.
+    h = float(heights[scores >= top - config.lift_plateau].mean())
+    (H_low,) = lowered_grids(H_work, scale, K, np.array([h]))
+    if not plausible_grid(H_low, work_wh, config.min_ring_axis_px, config.max_foreshortening):
+        return H_work, radius, lay
+    lay_low = fit_layout(work_f, H_low, config, frame_edge)
+    if lay_low.layout != lay.layout:
+        return H_work, radius, lay
+    log.debug("the grid lowered %.2f pitch onto the board's frame (%.2f over %.2f)", h, top, bar)
+    best = (top, H_low, lay_low)
     H_new, r_new = best[1], radius
     if config.lift_refit:
         # The lowered grid fitted again on its rings' near sides (which no top imitates),
@@ -474,6 +485,7 @@ def _lower_grid(
         H_new, r_new = _refit_near_arcs(work_f, H_new, radius, edge, scale, intrinsics,
                                         size_wh, replace(config, near_arc_low_views=True))
     return H_new, r_new, best[2]
+
 
 def _finish(gray: NDArray[np.uint8], H_work: FloatArray, radius: float, score: float,
             edge: EdgeConfig, lay: LayoutFit, scale: float, work_f: NDArray[np.float32],
