@@ -391,6 +391,10 @@ class LocateConfig:
     lift_min_gain: float = 0.1
     lift_plateau: float = 0.0
     lift_min_elevation_deg: float = 0.0
+    #: The lowered grid is refused when its rings' support (any step, the radius searched
+    #: again over ``ring_radius_range``) falls under this share of the judged grid's (0: no
+    #: such check).
+    lift_ring_keep: float = 0.0
     #: The lowered grid fitted again on its rings' near sides (``finder._refit_near_arcs``,
     #: the radius held below ``near_arc_min_elevation_deg``).
     lift_refit: bool = False

@@ -120,6 +120,7 @@ from vision.locate.verify import (
     near_arc_support,
     plausible_grid,
     ring_support,
+    ring_support_radii,
 )
 
 FloatArray = NDArray[np.float64]
@@ -476,6 +477,16 @@ def _lower_grid(
     lay_low = fit_layout(work_f, H_low, config, frame_edge)
     if lay_low.layout != lay.layout:
         return H_work, radius, lay
+    if config.lift_ring_keep > 0.0:
+        # The rings must stay on the lowered grid about as well (their size searched again):
+        # a right grid lowered leaves its rings, a lifted one lowered onto them does not.
+        ring_edge = replace(edge, mode="edge", polarity=0)
+        radii = np.linspace(*config.ring_radius_range, 7)
+        before = float(ring_support_radii(work_f, H_work, radii, ring_edge).max())
+        after = float(ring_support_radii(work_f, H_low, radii, ring_edge).max())
+        if after < config.lift_ring_keep * before:
+            log.debug("lowering refused: ring support %.2f -> %.2f", before, after)
+            return H_work, radius, lay
     log.debug("the grid lowered %.2f pitch onto the board's frame (%.2f over %.2f)", h, top, bar)
     best = (top, H_low, lay_low)
     H_new, r_new = best[1], radius
