@@ -386,6 +386,11 @@ class LocateConfig:
     #: whose layout fit scores highest, when at least ``lift_min_gain`` above the judged
     #: grid's own (outline plus circle score). A crowded board's tops can hold a grid on a
     #: plane above the board (session 37, helper-37f: 27 of 70 boards with a cell past 5%).
+    #: Off: on fresh1361 p99 15.3 -> 19.5% (14 boards moved, 5 closer, 8 farther), own dev
+    #: stills 11.7 -> 16.3%, +60-75 ms CPU a found board; even the oracle height brings only 5
+    #: of 70 such boards within 5% (docs/history/locate.md, session 38). ``lift_plateau``:
+    #: the middle of the heights scoring within it of the best (0: the best);
+    #: ``lift_min_elevation_deg``: views from lower down are left alone (0: none).
     lift_correction: bool = False
     lift_heights: tuple[float, ...] = (0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.4, 0.5)
     lift_min_gain: float = 0.1
