@@ -59,6 +59,11 @@ def main() -> None:
                              "where its two tops lie under PITCH cell pitches apart "
                              "(LearnedReaderConfig.hand_height_min_separation_pitch; default 0, "
                              "off)")
+    parser.add_argument("--hand-height-sigma", type=float, metavar="PITCH",
+                        help="keep the hand-crafted reader's short/tall log-odds within "
+                             "s^2 / (2 PITCH^2), s its two tops' distance in pitches "
+                             "(LearnedReaderConfig.hand_height_position_sigma_pitch; default 0, "
+                             "off)")
     args = parser.parse_args()
     from dataclasses import replace
 
@@ -78,6 +83,8 @@ def main() -> None:
         reader_knobs["wall_height"] = WallHeightConfig(weight=args.wall_height_weight)
     if args.hand_height_min_separation is not None:
         reader_knobs["hand_height_min_separation_pitch"] = args.hand_height_min_separation
+    if args.hand_height_sigma is not None:
+        reader_knobs["hand_height_position_sigma_pitch"] = args.hand_height_sigma
     if reader_knobs:
         if args.reader != "fused":
             parser.error("--decode-by-occupancy and --wall-height-weight apply to the fused "

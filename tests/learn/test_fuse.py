@@ -222,3 +222,48 @@ def test_hand_heights_apart_leaves_only_close_tops_unread() -> None:
     for i, r in enumerate(out.cells):
         assert r.attribute_probability["height"] == (None if apart[i] < cut else 0.99)
         assert r.attribute_probability["color"] == 0.2
+
+
+def test_hand_heights_resolved_bounds_odds_by_the_tops_separation() -> None:
+    """Near straight above the hand-crafted reader's short/tall is kept within what a top
+    located to within sigma can tell about two places s apart (s^2 / 2 sigma^2 nats):
+    tight on cells near the camera's foot, untouched where its odds are within the bound;
+    its other attributes and a cell it does not read are left alone."""
+    import math
+    from types import SimpleNamespace
+
+    from tests.read.synth import make_view
+    from vision.learn.fuse import _hand_heights_resolved, top_separation_pitch
+
+    view = make_view(elevation_deg=89.0)
+    apart = top_separation_pitch(view, 0.037, 0.067)
+    sigma = 0.06
+    probs = [None if i == 5 else (0.999 if i % 2 else 0.6) for i in range(16)]
+    hand = Observation(tuple(
+        CellReading(c, (0.0, 0.0), 0.9, {"color": 0.2, "shape": 0.3, "height": p,
+                                         "top": 0.4}, 1.0)
+        for c, p in zip(ALL_CELLS, probs, strict=True)), view)
+    feats = SimpleNamespace(heights=SimpleNamespace(short_m=0.037, tall_m=0.067))
+    out = _hand_heights_resolved(hand, feats, view, sigma)  # type: ignore[arg-type]
+    clipped = 0
+    for i, r in enumerate(out.cells):
+        p = r.attribute_probability["height"]
+        assert r.attribute_probability["color"] == 0.2
+        if probs[i] is None:
+            assert p is None
+            continue
+        assert p is not None
+        bound = apart[i] ** 2 / (2 * sigma ** 2)
+        z = math.log(probs[i] / (1 - probs[i]))
+        if abs(z) <= bound:
+            assert p == probs[i]
+        else:
+            clipped += 1
+            assert math.isclose(math.log(p / (1 - p)), bound, rel_tol=1e-9)
+    assert clipped > 0
+    # From 40 degrees the tops lie a third of a pitch apart or more: nothing changes.
+    low = make_view(elevation_deg=40.0)
+    assert top_separation_pitch(low, 0.037, 0.067).min() > 0.3
+    hand_low = Observation(hand.cells, low)
+    out_low = _hand_heights_resolved(hand_low, feats, low, sigma)  # type: ignore[arg-type]
+    assert out_low.cells == hand_low.cells

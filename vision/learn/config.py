@@ -374,6 +374,17 @@ class LearnedReaderConfig:
     #: traded their records on it). 0: off (the default). Session 37 (helper-37h); on stills
     #: helper-35d measured 0.05 / 0.075 / 0.1 (nominal heights) as noise.
     hand_height_min_separation_pitch: float = 0.0
+    #: The hand-crafted reader's short/tall log-odds are kept within ``s**2 / (2 sigma**2)``
+    #: nats on each cell, ``s`` the image distance in pitches between its fitted short and
+    #: tall tops there and ``sigma`` this knob: what a top located to within ``sigma`` can
+    #: tell about two places ``s`` apart. Its errors against ``s`` on the 60-90 degree stills
+    #: of fresh1361 (label's board) follow that model with ``sigma`` 0.057-0.068 pitch (wrong
+    #: 29% at s 0.05-0.1, 16% at 0.1-0.15, 4% at 0.15-0.25), yet it said 0.99 on some of
+    #: them (fresh game 1037102 at 85 degrees: a short piece 0.991 tall, tops 0.09 apart).
+    #: A smooth form of ``hand_height_min_separation_pitch``; from a third of a pitch apart
+    #: (below about 60 degrees) the bound exceeds any odds it gives. 0: off (the default).
+    #: Session 38 (helper-38b).
+    hand_height_position_sigma_pitch: float = 0.0
     #: Odds are kept inside [p_floor, 1 - p_floor] before joint decoding: a model is never
     #: surer than its validation error rate allows.
     p_floor: float = 0.005
@@ -425,13 +436,17 @@ class LearnedReaderConfig:
         if self.hand_height_min_separation_pitch < 0.0:
             raise ValueError(f"hand_height_min_separation_pitch must be >= 0, got "
                              f"{self.hand_height_min_separation_pitch!r}")
+        if self.hand_height_position_sigma_pitch < 0.0:
+            raise ValueError(f"hand_height_position_sigma_pitch must be >= 0, got "
+                             f"{self.hand_height_position_sigma_pitch!r}")
         if self.fused_hand_top_max_nats < 0.0:
             raise ValueError(f"fused_hand_top_max_nats must be >= 0, got "
                              f"{self.fused_hand_top_max_nats!r}")
         for f in fields(self):
             if f.name in ("board_heights", "plane_scales", "plane_search_max_elevation_deg",
                           "cnn_engine", "far_side", "fused_hand_top_max_nats",
-                          "wall_height", "hand_height_min_separation_pitch"):
+                          "wall_height", "hand_height_min_separation_pitch",
+                          "hand_height_position_sigma_pitch"):
                 continue
             value = getattr(self, f.name)
             if not 0.0 <= value <= 1.0:

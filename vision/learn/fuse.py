@@ -287,6 +287,8 @@ def read_cells_fused(
     reader = config or LearnedReaderConfig()
     if reader.hand_height_min_separation_pitch > 0:
         hand = _hand_heights_apart(hand, feats, view, reader.hand_height_min_separation_pitch)
+    if reader.hand_height_position_sigma_pitch > 0:
+        hand = _hand_heights_resolved(hand, feats, view, reader.hand_height_position_sigma_pitch)
     occ, odds = _fused_odds(hand, learned, weights, reader.fused_hand_top_max_nats)
     if reader.far_side.enabled:
         occ = _far_side_checked(occ, odds, feats, frame_bgr, view, reader.far_side)
@@ -352,6 +354,27 @@ def _hand_heights_apart(hand: Observation, feats: CellFeatures, view: BoardView,
         if apart[i] < min_pitch and r.attribute_probability.get("height") is not None else r
         for i, r in enumerate(hand.cells))
     return Observation(cells, hand.board_view)
+
+
+def _hand_heights_resolved(hand: Observation, feats: CellFeatures, view: BoardView,
+                           sigma_pitch: float) -> Observation:
+    """``hand`` with each cell's P(tall) no surer than the image can tell
+    (``LearnedReaderConfig.hand_height_position_sigma_pitch``): a top located to within
+    ``sigma_pitch`` pitches (one standard deviation) tells two tops ``s`` pitches apart by at
+    most ``s**2 / (2 sigma**2)`` nats (the log-likelihood ratio of a top found exactly on one
+    of the two places), so the hand-crafted reader's short/tall log-odds are clipped to that
+    on every cell (``s``: :func:`top_separation_pitch` of its fitted pair). Far from straight
+    above (``s`` of a third of a pitch or more) the bound exceeds any odds it gives."""
+    apart = top_separation_pitch(view, feats.heights.short_m, feats.heights.tall_m)
+    bound = apart ** 2 / (2.0 * sigma_pitch ** 2)
+    cells = []
+    for i, r in enumerate(hand.cells):
+        p = r.attribute_probability.get("height")
+        if p is not None and abs(z := _logit(float(p))) > bound[i]:
+            r = dataclasses.replace(r, attribute_probability={
+                **r.attribute_probability, "height": _sigmoid(math.copysign(bound[i], z))})
+        cells.append(r)
+    return Observation(tuple(cells), hand.board_view)
 
 
 def _far_side_checked(occ: list[float], odds: list[dict[str, float | None]],

@@ -69,6 +69,9 @@ class SessionConfig:
     #: ``LearnedReaderConfig.hand_height_min_separation_pitch`` for ``watch``'s reader (0:
     #: off, the default; session 37, helper-37h).
     hand_height_min_separation_pitch: float = 0.0
+    #: ``LearnedReaderConfig.hand_height_position_sigma_pitch`` for ``watch``'s reader (0:
+    #: off, the default; session 38, helper-38b).
+    hand_height_position_sigma_pitch: float = 0.0
     tracker: TrackerConfig = field(default_factory=TrackerConfig)
     motion: MotionConfig = field(default_factory=MotionConfig)
 
@@ -327,8 +330,10 @@ def default_session(
     planes = PlaneMemory()
     heights = SetMemory() if knobs.pool_set_geometry else None
     holes = None if knobs.hole_sizes else HoleSizeConfig(weight=0.0)
-    learned = (None if knobs.hand_height_min_separation_pitch == 0 else LearnedReaderConfig(
-        hand_height_min_separation_pitch=knobs.hand_height_min_separation_pitch))
+    learned = (None if (knobs.hand_height_min_separation_pitch == 0
+                        and knobs.hand_height_position_sigma_pitch == 0) else LearnedReaderConfig(
+        hand_height_min_separation_pitch=knobs.hand_height_min_separation_pitch,
+        hand_height_position_sigma_pitch=knobs.hand_height_position_sigma_pitch))
     return WatchSession(
         locator or BoardTracker(intrinsics=intrinsics).update,
         # One set of pieces per session: its top planes are chosen from every reading. The
