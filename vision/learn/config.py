@@ -377,13 +377,15 @@ class LearnedReaderConfig:
     #: The hand-crafted reader's short/tall log-odds are kept within ``s**2 / (2 sigma**2)``
     #: nats on each cell, ``s`` the image distance in pitches between its fitted short and
     #: tall tops there and ``sigma`` this knob: what a top located to within ``sigma`` can
-    #: tell about two places ``s`` apart. Its errors against ``s`` on the 60-90 degree stills
-    #: of fresh1361 (label's board) follow that model with ``sigma`` 0.057-0.068 pitch (wrong
-    #: 29% at s 0.05-0.1, 16% at 0.1-0.15, 4% at 0.15-0.25), yet it said 0.99 on some of
-    #: them (fresh game 1037102 at 85 degrees: a short piece 0.991 tall, tops 0.09 apart).
-    #: A smooth form of ``hand_height_min_separation_pitch``; from a third of a pitch apart
-    #: (below about 60 degrees) the bound exceeds any odds it gives. 0: off (the default).
-    #: Session 38 (helper-38b).
+    #: tell about two places ``s`` apart. Its errors against ``s`` on the 203 stills at
+    #: 60-90 degrees of fresh1361 (label's board, 1682 pieces) follow that model with
+    #: ``sigma`` 0.065-0.073 pitch (wrong 28% at s 0.05-0.1, 19% at 0.1-0.15, 8.5% at
+    #: 0.15-0.25, about 9% beyond: other causes), yet it said 0.99 or 0.01 on 35 of the 485
+    #: pieces under 0.1 apart (fresh game 1037102 at 85 degrees: a short piece 0.991 tall,
+    #: tops 0.09 apart). A smooth form of ``hand_height_min_separation_pitch``; its odds
+    #: stay within 0.001-0.999 (6.9 nats), so cells whose tops lie 3.72 ``sigma`` apart or
+    #: more are untouched. 0: off (the default); measured at 0.06 (session 38, helper-38b:
+    #: docs/history/learn.md).
     hand_height_position_sigma_pitch: float = 0.0
     #: Odds are kept inside [p_floor, 1 - p_floor] before joint decoding: a model is never
     #: surer than its validation error rate allows.
