@@ -380,7 +380,7 @@ class LearnedReaderConfig:
     #: tell about two places ``s`` apart. Its errors against ``s`` on the 203 stills at
     #: 60-90 degrees of fresh1361 (label's board, 1682 pieces) follow that model with
     #: ``sigma`` 0.065-0.073 pitch (wrong 28% at s 0.05-0.1, 19% at 0.1-0.15, 8.5% at
-    #: 0.15-0.25, about 9% beyond: other causes), yet it said 0.99 or 0.01 on 35 of the 485
+    #: 0.15-0.25, about 9% beyond: other causes), yet it was 0.9 sure and wrong on 35 of the 485
     #: pieces under 0.1 apart (fresh game 1037102 at 85 degrees: a short piece 0.991 tall,
     #: tops 0.09 apart). A smooth form of ``hand_height_min_separation_pitch``; its odds
     #: stay within 0.001-0.999 (6.9 nats), so cells whose tops lie 3.72 ``sigma`` apart or
