@@ -384,8 +384,9 @@ class LearnedReaderConfig:
     #: pieces under 0.1 apart (fresh game 1037102 at 85 degrees: a short piece 0.991 tall,
     #: tops 0.09 apart). A smooth form of ``hand_height_min_separation_pitch``; its odds
     #: stay within 0.001-0.999 (6.9 nats), so cells whose tops lie 3.72 ``sigma`` apart or
-    #: more are untouched. 0: off (the default); measured at 0.06 (session 38, helper-38b:
-    #: docs/history/learn.md).
+    #: more are untouched. 0: off (the default). At 0.06 (session 38, helper-38b;
+    #: docs/history/learn.md) 60-90 degree stills read 144 -> 134 pieces wrong, but the
+    #: steep games lost one more (1037105: a guessed tall piece recorded short).
     hand_height_position_sigma_pitch: float = 0.0
     #: Odds are kept inside [p_floor, 1 - p_floor] before joint decoding: a model is never
     #: surer than its validation error rate allows.
