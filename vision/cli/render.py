@@ -72,7 +72,7 @@ def _size(text: str) -> tuple[int, int]:
 
 
 def register(subparsers: Any) -> None:
-    from vision.render.scene import BOARD_STYLES, HOLE_LIGHTS, LIGHTINGS, PALETTES
+    from vision.render.scene import BOARD_STYLES, HOLE_LIGHTS, LIGHTINGS, PALETTES, SENSORS
 
     p = subparsers.add_parser(
         "render",
@@ -128,6 +128,13 @@ def register(subparsers: Any) -> None:
         default="usual",
         help="usual (sampled) or dim: a dim room the camera underexposes (training data)",
     )
+    s.add_argument(
+        "--sensor",
+        choices=SENSORS,
+        default="pixel",
+        help="sensor noise: pixel (independent at each pixel; every seed as before) or bayer "
+        "(per photosite of a colour mosaic, white-balanced and demosaiced: coloured grain)",
+    )
     s.add_argument("--prefix", default="", help="file name prefix (names: PREFIX + 6-digit seed)")
     s.add_argument("--quiet", action="store_true", help="no progress bar")
     s.set_defaults(func=run_stills)
@@ -181,6 +188,7 @@ def run_stills(args: argparse.Namespace) -> int:
             palette="classic" if args.palette == "alternate" else args.palette,
             hole_light=args.hole_light,
             lighting=args.lighting,
+            sensor=args.sensor,
         )
     except ValueError as exc:
         print(f"render stills: {exc}", file=sys.stderr)

@@ -127,6 +127,42 @@ def add_sensor_noise(linear: np.ndarray, gain: float, rng: np.random.Generator,
     return linear + np.sqrt(var) * noise
 
 
+#: Linear raw values are demosaiced as 16-bit codes: ``(x + pedestal) * scale``; the black-level
+#: pedestal keeps the negative half of the noise on dark surfaces (as a camera's black level
+#: does), and ``(65535 / scale) - pedestal`` (3.75) is far above the tone curve's white.
+_RAW_PEDESTAL = 0.25
+_RAW_SCALE = 16384.0
+
+
+def add_bayer_noise(linear: np.ndarray, wb_gains: np.ndarray, gain: float,
+                    rng: np.random.Generator, config: SensorConfig) -> np.ndarray:
+    """Sensor noise as a colour sensor makes it, for an exposed, white-balanced linear
+    (H, W, 3) float32 RGB image.
+
+    Each photosite of an RGGB Bayer mosaic records one channel of the raw image (the light
+    before the camera's white balance, ``linear / wb_gains``) with its own shot and read
+    noise (the same constants as :func:`add_sensor_noise`, all of it per site); the white
+    balance gains then scale signal and noise alike (a warm lamp's weak blue is lifted,
+    grain and all), and the camera interpolates the two missing channels at each pixel
+    (edge-aware demosaicing). The grain comes out coloured and a few pixels wide, blotches
+    that JPEG's halved chroma keeps, where independent noise at every pixel is averaged
+    away by it and by any reader that samples more than a pixel.
+    """
+    h, w = linear.shape[:2]
+    g = np.asarray(wb_gains, np.float32)
+    sites = ((0, 0, 0), (0, 1, 1), (1, 0, 1), (1, 1, 2))  # (row parity, column parity, channel)
+    mosaic = np.empty((h, w), np.float32)
+    for r, c, ch in sites:
+        mosaic[r::2, c::2] = linear[r::2, c::2, ch] / g[ch]
+    var = np.clip(mosaic, 0, None) * (config.shot_noise * gain) + (config.read_noise * gain) ** 2
+    mosaic += np.sqrt(var) * rng.standard_normal((h, w), dtype=np.float32)
+    for r, c, ch in sites:
+        mosaic[r::2, c::2] *= g[ch]
+    codes = np.clip((mosaic + _RAW_PEDESTAL) * _RAW_SCALE + 0.5, 0, 65535).astype(np.uint16)
+    rgb = cv2.cvtColor(codes, cv2.COLOR_BayerBG2RGB_EA)  # OpenCV's name for an RGGB mosaic
+    return rgb.astype(np.float32) / np.float32(_RAW_SCALE) - np.float32(_RAW_PEDESTAL)
+
+
 def linear_to_srgb(x: np.ndarray) -> np.ndarray:
     """Linear values in 0..1 -> the sRGB transfer curve (0..1)."""
     return np.where(x <= 0.0031308, 12.92 * x, 1.055 * np.power(x, 1 / 2.4) - 0.055)
@@ -169,7 +205,9 @@ def develop(
     if exposure_scale is None:
         exposure_scale = auto_exposure(img, cfg) * 2.0**effects.exposure_bias_ev
     img = img * np.float32(exposure_scale)
-    if rng is not None:
+    if rng is not None and effects.sensor == "bayer":
+        img = add_bayer_noise(img, gains, effects.iso_gain, rng, cfg)
+    elif rng is not None:
         img = add_sensor_noise(img, effects.iso_gain, rng, cfg)
     # Tone curve on luminance (extended Reinhard with a white point), so hues survive; colours
     # pushed past white lose saturation instead of turning yellow or cyan.

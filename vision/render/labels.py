@@ -183,6 +183,8 @@ def still_label(
             "contrast": eff.contrast,
         },
     }
+    if eff.sensor != "pixel":  # the default leaves every label as it was
+        label["postprocess"]["sensor"] = eff.sensor
     return label
 
 

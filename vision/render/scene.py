@@ -48,6 +48,12 @@ HOLE_LIGHTS: tuple[str, ...] = ("dark", "varied")
 #: (exposure bias -1.8 to -0.6 EV, sensor gain near its top), training renders for the
 #: dark-on-black scenes the usual sampling rarely makes.
 LIGHTINGS: tuple[str, ...] = ("usual", "dim")
+#: How sensor noise is drawn (:func:`vision.render.effects.develop`): "pixel" (the default and
+#: the only one until session 38: independent noise at every pixel, mostly shared by the three
+#: channels, added after white balance) or "bayer" (noise at each photosite of an RGGB mosaic
+#: in the camera's raw values, white balance after it, then demosaiced: the blotchy colour
+#: grain of a real small sensor in a dim room).
+SENSORS: tuple[str, ...] = ("pixel", "bayer")
 
 
 @dataclass(frozen=True)
@@ -73,6 +79,7 @@ class SceneOptions:
     #: only) or "varied" (depth, finish and interreflection drawn per set; training renders).
     hole_light: str = "dark"
     lighting: str = "usual"
+    sensor: str = "pixel"  # one of SENSORS; "pixel" renders every seed exactly as before
 
     def __post_init__(self) -> None:
         w, h = self.size_wh
@@ -86,6 +93,8 @@ class SceneOptions:
             raise ValueError(f"hole_light must be one of {HOLE_LIGHTS}, got {self.hole_light!r}")
         if self.lighting not in LIGHTINGS:
             raise ValueError(f"lighting must be one of {LIGHTINGS}, got {self.lighting!r}")
+        if self.sensor not in SENSORS:
+            raise ValueError(f"sensor must be one of {SENSORS}, got {self.sensor!r}")
         lo, hi = self.elevation_deg
         if not 5.0 <= lo <= hi <= 90.0:
             raise ValueError(f"elevation_deg must satisfy 5 <= low <= high <= 90, got {(lo, hi)!r}")
@@ -146,6 +155,7 @@ class Effects:
     saturation: float
     background_blur: float  # depth-of-field blur of the far table, pixels
     contrast: float = 0.0  # strength of the camera's S-shaped tone curve, 0..1
+    sensor: str = "pixel"  # how the sensor noise is drawn: one of SENSORS
 
 
 @dataclass(frozen=True)
@@ -241,6 +251,8 @@ def sample_scene(
     if opts.lighting == "dim":  # drawn after all others, as the bores are
         effects = replace(effects, exposure_bias_ev=float(rng.uniform(-1.8, -0.6)),
                           iso_gain=1.0 + 5.0 * float(rng.uniform(0.6, 1.0)))
+    if opts.sensor != "pixel":  # no draw: the scene is the same, only its grain differs
+        effects = replace(effects, sensor=opts.sensor)
     return Scene(
         seed=int(seed),
         size_wh=opts.size_wh,
