@@ -59,6 +59,10 @@ def main() -> None:
                              "where its two tops lie under PITCH cell pitches apart "
                              "(LearnedReaderConfig.hand_height_min_separation_pitch; default 0, "
                              "off)")
+    parser.add_argument("--chroma-sigma", type=float, metavar="PX",
+                        help="blur the frame's chroma around the board by this Gaussian sigma "
+                             "in pixels before the fused reader reads it (vision.read.grain; "
+                             "LearnedReaderConfig.grain; default 0, off)")
     args = parser.parse_args()
     from dataclasses import replace
 
@@ -78,9 +82,14 @@ def main() -> None:
         reader_knobs["wall_height"] = WallHeightConfig(weight=args.wall_height_weight)
     if args.hand_height_min_separation is not None:
         reader_knobs["hand_height_min_separation_pitch"] = args.hand_height_min_separation
+    if args.chroma_sigma is not None:
+        from vision.read.grain import GrainConfig
+
+        reader_knobs["grain"] = GrainConfig(chroma_sigma_px=args.chroma_sigma)
     if reader_knobs:
         if args.reader != "fused":
-            parser.error("--decode-by-occupancy and --wall-height-weight apply to the fused "
+            parser.error("--decode-by-occupancy, --wall-height-weight, "
+                         "--hand-height-min-separation and --chroma-sigma apply to the fused "
                          "reader only")
         from functools import partial
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, fields
 
 from vision.learn.onnx_graph import DEFAULT_ENGINE, check_engine
+from vision.read.grain import GrainConfig
 
 
 @dataclass(frozen=True)
@@ -413,6 +414,10 @@ class LearnedReaderConfig:
     #: The near-wall height evidence of the fused reading (``vision.learn.wall_height``;
     #: off by default, weight 0). Session 36 (helper-36d).
     wall_height: WallHeightConfig = field(default_factory=WallHeightConfig)
+    #: The fused reading first blurs the frame's chroma around the board
+    #: (``vision.read.grain``: a colour sensor's blotchy grain in dim light, which the network
+    #: was not trained on); off by default (``chroma_sigma_px`` 0). Session 38 (helper-38h).
+    grain: GrainConfig = field(default_factory=GrainConfig)
 
     def __post_init__(self) -> None:
         check_engine(self.cnn_engine)

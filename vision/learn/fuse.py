@@ -40,6 +40,7 @@ from vision.read.appearance import body_colour_points
 from vision.read.config import ReaderConfig
 from vision.read.decode import decode_pieces
 from vision.read.exposure import ExposureConfig, normalise_exposure
+from vision.read.grain import smooth_chroma
 from vision.read.heights import SetMemory
 from vision.read.observation import CellReading, Observation
 from vision.read.reader import CellFeatures
@@ -278,13 +279,14 @@ def read_cells_fused(
     check_frame(frame_bgr)
     if not view:
         return Observation.empty()
+    reader = config or LearnedReaderConfig()
+    frame_bgr = smooth_chroma(frame_bgr, view, reader.grain)
     frame_bgr, _ = normalise_exposure(frame_bgr, view, exposure)
     feats = measure_cells(frame_bgr, view, memory=heights)
     # Each reader's own decoding is not needed: the fused odds are decoded below.
     hand = observe_cells(feats, view, decode=False)
     learned = read_cells_learned(frame_bgr, view, model=model, config=config, planes=planes,
                                  decode=False)
-    reader = config or LearnedReaderConfig()
     if reader.hand_height_min_separation_pitch > 0:
         hand = _hand_heights_apart(hand, feats, view, reader.hand_height_min_separation_pitch)
     occ, odds = _fused_odds(hand, learned, weights, reader.fused_hand_top_max_nats)
