@@ -65,3 +65,11 @@ def test_bad_knobs_are_rejected() -> None:
         GrainConfig(chroma_sigma_px=-1.0)
     with pytest.raises(ValueError, match="reach_m"):
         GrainConfig(reach_m=float("nan"))
+
+
+def test_the_fused_reader_config_takes_the_knob() -> None:
+    from vision.learn.config import LearnedReaderConfig
+
+    assert LearnedReaderConfig().grain.chroma_sigma_px == 0.0
+    cfg = LearnedReaderConfig(grain=GrainConfig(chroma_sigma_px=3.0))
+    assert cfg.grain.chroma_sigma_px == 3.0

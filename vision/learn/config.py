@@ -436,7 +436,7 @@ class LearnedReaderConfig:
         for f in fields(self):
             if f.name in ("board_heights", "plane_scales", "plane_search_max_elevation_deg",
                           "cnn_engine", "far_side", "fused_hand_top_max_nats",
-                          "wall_height", "hand_height_min_separation_pitch"):
+                          "wall_height", "hand_height_min_separation_pitch", "grain"):
                 continue
             value = getattr(self, f.name)
             if not 0.0 <= value <= 1.0:
