@@ -27,6 +27,12 @@ session-6 training::
     quarto-vision render stills 800 /tmp/learn-data/train_low --seed 320000 --pieces 3 16 \
         --palette alternate --hole-light varied --elevation 25 45
 
+Renders with a colour sensor's grain (``--sensor bayer``, session 38; no shipped network has
+seen it yet) are made the same way and added with ``--more``, e.g. dim rooms::
+
+    quarto-vision render stills 800 /tmp/learn-data/train_grain --seed 330000 --pieces 3 16 \
+        --palette alternate --hole-light varied --lighting dim --sensor bayer
+
 ``--focal-jitter LOW TOP`` gives the jittered views the focal-length errors an uncalibrated
 finder makes (``JitterConfig``; session 30 measured 0.012 0.05 against a control run: a few
 pieces gained with the finder's board, about run-to-run noise; docs/design.md).
