@@ -339,7 +339,7 @@ class TopRimConfig:
     #: Each cell judged at the width its shape's other pieces fit best (else summed out).
     board_scale: bool = True
     #: Log-likelihood ratio times ``slope`` (calibration), clipped to +-``max_nats``.
-    slope: float = 1.0
+    slope: float = 0.03
     max_nats: float = 3.0
 
     def __post_init__(self) -> None:
