@@ -305,7 +305,10 @@ class TopRimConfig:
     """Knobs of the top-outline height evidence of the fused reading from steep views
     (``vision.learn.top_rim``; ``weight`` 0, the default, switches it off)."""
 
-    #: Log-odds weight of the evidence added to the fused height odds (0: off).
+    #: Log-odds weight of the evidence added to the fused height odds (0: off; 1 with the
+    #: calibrated ``slope``). Session 38 (helper-38c), stills at 60-90, pieces wrong off -> 1:
+    #: fresh1361 label's board 70 -> 68, finder's 113 -> 108; fresh1360 (slope fitted there)
+    #: 74 -> 71; photoreal_dev unchanged. About 35 ms CPU per steep board.
     weight: float = 0.0
     #: Only cells seen from at least this elevation (camera centre over the cell centre).
     min_elevation_deg: float = 60.0
@@ -338,7 +341,9 @@ class TopRimConfig:
     temperature: float = 0.02
     #: Each cell judged at the width its shape's other pieces fit best (else summed out).
     board_scale: bool = True
-    #: Log-likelihood ratio times ``slope`` (calibration), clipped to +-``max_nats``.
+    #: Log-likelihood ratio times ``slope`` (calibration: the log-loss of the fused odds with
+    #: the evidence, fresh1360's stills at 60-90 on the label's board, best at 0.03-0.05),
+    #: clipped to +-``max_nats``.
     slope: float = 0.03
     max_nats: float = 3.0
 
