@@ -18,7 +18,8 @@ Nuisances, shared by the two hypotheses (each hypothesis gets its best fit over 
   shape's pieces share one width: with ``board_scale``, a cell's width is the one the *other*
   pieces of its shape fit best (both heights allowed), so the 3-6 % by which a tall top
   looks larger than a short one counts, and the cell cannot pick its own width;
-- a square's yaw (a grid over 90 degrees) and a bore's share of the width.
+- a square's yaw (a grid over 90 degrees) and a bore's share of the width: the one that
+  fits best on the cell's axis at either height and any width, then kept for both.
 
 Each (hypothesis, nuisance) gets the mean Lab contrast across its outline, divided by the
 best over everything for that cell (so dim and bright scenes behave alike); the
