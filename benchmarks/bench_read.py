@@ -42,12 +42,25 @@ def main() -> None:
     parser.add_argument("--finder", action="store_true", help="also time the board finder")
     parser.add_argument("--reader", choices=READERS, default="fused",
                         help="cell reader to time (default: fused, the one analyze uses)")
+    parser.add_argument("--top-rim-weight", type=float, metavar="W",
+                        help="the fused reader with its top-outline height evidence at weight W "
+                             "(vision.learn.top_rim; default: the packaged config, off); the "
+                             "reader's times only, not analyze's")
     args = parser.parse_args()
     cv2.setNumThreads(1)
 
     from vision.evaluation.labels import iter_labelled_images
 
     read_cells = cell_reader(args.reader)
+    if args.top_rim_weight is not None:
+        if args.reader != "fused":
+            parser.error("--top-rim-weight applies to the fused reader only")
+        from functools import partial
+
+        from vision.learn.config import LearnedReaderConfig, TopRimConfig
+
+        read_cells = partial(read_cells, config=LearnedReaderConfig(  # type: ignore[call-arg]
+            top_rim=TopRimConfig(weight=args.top_rim_weight)))
 
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(args.folder) if args.folder else _renders(args.n, Path(tmp))

@@ -54,6 +54,10 @@ def main() -> None:
                         help="weight of the fused reader's near-wall height evidence from "
                              "above (vision.learn.wall_height; default: the packaged "
                              "LearnedReaderConfig.wall_height, off)")
+    parser.add_argument("--top-rim-weight", type=float, metavar="W",
+                        help="weight of the fused reader's top-outline height evidence from "
+                             "steep views (vision.learn.top_rim; LearnedReaderConfig.top_rim, "
+                             "default 0, off)")
     parser.add_argument("--hand-height-min-separation", type=float, metavar="PITCH",
                         help="leave the hand-crafted reader's short/tall out of the fusion "
                              "where its two tops lie under PITCH cell pitches apart "
@@ -76,12 +80,16 @@ def main() -> None:
         from vision.learn.config import WallHeightConfig
 
         reader_knobs["wall_height"] = WallHeightConfig(weight=args.wall_height_weight)
+    if args.top_rim_weight is not None:
+        from vision.learn.config import TopRimConfig
+
+        reader_knobs["top_rim"] = TopRimConfig(weight=args.top_rim_weight)
     if args.hand_height_min_separation is not None:
         reader_knobs["hand_height_min_separation_pitch"] = args.hand_height_min_separation
     if reader_knobs:
         if args.reader != "fused":
-            parser.error("--decode-by-occupancy and --wall-height-weight apply to the fused "
-                         "reader only")
+            parser.error("--decode-by-occupancy, --wall-height-weight and --top-rim-weight "
+                         "apply to the fused reader only")
         from functools import partial
 
         from vision.learn.config import LearnedReaderConfig

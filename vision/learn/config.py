@@ -301,6 +301,60 @@ class WallHeightConfig:
 
 
 @dataclass(frozen=True)
+class TopRimConfig:
+    """Knobs of the top-outline height evidence of the fused reading from steep views
+    (``vision.learn.top_rim``; ``weight`` 0, the default, switches it off)."""
+
+    #: Log-odds weight of the evidence added to the fused height odds (0: off; 1 with the
+    #: calibrated ``slope``). Session 38 (helper-38c), stills at 60-90, pieces wrong off -> 1:
+    #: fresh1361 label's board 70 -> 68, finder's 113 -> 108; fresh1360 (slope fitted there)
+    #: 74 -> 71; photoreal_dev unchanged. About 35 ms CPU per steep board.
+    weight: float = 0.0
+    #: Only cells seen from at least this elevation (camera centre over the cell centre).
+    min_elevation_deg: float = 60.0
+    #: Only cells whose fused P(occupied) and visible share reach these.
+    min_occupied: float = 0.5
+    min_visible: float = 0.6
+    #: The piece's offset from its cell centre: searched over +-``max_offset_m`` in steps of
+    #: ``offset_step_m``, Gaussian prior of ``offset_sigma_m`` (renders: 0.25 of the slack
+    #: between piece and ring, 1 mm, clipped at 2.4 mm; a hand is less tidy).
+    max_offset_m: float = 0.003
+    offset_step_m: float = 0.0015
+    offset_sigma_m: float = 0.0015
+    #: Widths of the top tried, as scales of the reader's footprint width; a square's side
+    #: against that width; a square's yaws in steps of this many degrees.
+    scales: tuple[float, ...] = tuple(round(0.80 + 0.03 * k, 2) for k in range(11))
+    square_width: float = 0.9
+    square_yaw_step_deg: float = 15.0
+    #: A bore's diameters tried, shares of the top's width, and the bore's share of the
+    #: contrast of a hollow top (the rest is the outer rim's).
+    bore_fractions: tuple[float, ...] = (0.55, 0.61, 0.67)
+    bore_share: float = 0.5
+    #: Points on an outline; inside and outside samples this many pixels from it.
+    n_points: int = 24
+    edge_px: float = 1.5
+    #: The contrast less this times the spread of the samples just inside the outline
+    #: (a top is one surface; a wrong plane's inside straddles top, wall and board).
+    inside_spread_weight: float = 0.0
+    #: Each width's best contrast share is divided by this before the log-sum-exp over
+    #: offsets (sharpness of the fit).
+    temperature: float = 0.02
+    #: Each cell judged at the width its shape's other pieces fit best (else summed out).
+    board_scale: bool = True
+    #: Log-likelihood ratio times ``slope`` (calibration: the log-loss of the fused odds with
+    #: the evidence, fresh1360's stills at 60-90 on the label's board, best at 0.03-0.05),
+    #: clipped to +-``max_nats``.
+    slope: float = 0.03
+    max_nats: float = 3.0
+
+    def __post_init__(self) -> None:
+        if self.weight < 0 or self.temperature <= 0 or self.offset_step_m <= 0:
+            raise ValueError("weight must be >= 0 and temperature, offset_step_m positive")
+        if self.n_points < 8 or not self.scales:
+            raise ValueError("n_points must be at least 8 and scales not empty")
+
+
+@dataclass(frozen=True)
 class LearnedReaderConfig:
     """Decision knobs of :func:`vision.learn.read_cells_learned`. Validated on construction."""
 
@@ -413,6 +467,9 @@ class LearnedReaderConfig:
     #: The near-wall height evidence of the fused reading (``vision.learn.wall_height``;
     #: off by default, weight 0). Session 36 (helper-36d).
     wall_height: WallHeightConfig = field(default_factory=WallHeightConfig)
+    #: The top-outline height evidence from steep views (``vision.learn.top_rim``; off by
+    #: default, weight 0). Session 38 (helper-38c).
+    top_rim: TopRimConfig = field(default_factory=TopRimConfig)
 
     def __post_init__(self) -> None:
         check_engine(self.cnn_engine)
@@ -431,7 +488,7 @@ class LearnedReaderConfig:
         for f in fields(self):
             if f.name in ("board_heights", "plane_scales", "plane_search_max_elevation_deg",
                           "cnn_engine", "far_side", "fused_hand_top_max_nats",
-                          "wall_height", "hand_height_min_separation_pitch"):
+                          "wall_height", "hand_height_min_separation_pitch", "top_rim"):
                 continue
             value = getattr(self, f.name)
             if not 0.0 <= value <= 1.0:

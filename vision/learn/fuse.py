@@ -31,10 +31,12 @@ from vision.learn.config import (
     BoardColourConfig,
     FarSideConfig,
     LearnedReaderConfig,
+    TopRimConfig,
     WallHeightConfig,
 )
 from vision.learn.hole_size import HoleSizeConfig, hole_height_evidence
 from vision.learn.odds_calibration import OddsCalibration
+from vision.learn.top_rim import top_rim_evidence, top_rim_scores
 from vision.learn.wall_height import wall_height_evidence, wall_heights
 from vision.read.appearance import body_colour_points
 from vision.read.config import ReaderConfig
@@ -316,6 +318,8 @@ def read_cells_fused(
         odds = with_hole_sizes(odds, occ, visible, frame_bgr, view, holes)
     if reader.wall_height.weight > 0:
         odds = with_wall_heights(odds, occ, visible, frame_bgr, view, reader.wall_height)
+    if reader.top_rim.weight > 0:
+        odds = with_top_rims(odds, occ, visible, frame_bgr, view, feats, reader.top_rim)
     guessed = [u and o["top"] is not None for o, u in zip(odds, unseen, strict=True)]
     return _decoded(hand, learned, occ, odds, guessed,
                     weigh_occupancy=reader.decode_by_occupancy)
@@ -429,6 +433,44 @@ def with_wall_heights(
     heights = wall_heights(frame_bgr, view, measure, hollow, config)
     p_tall = np.array([0.5 if o["height"] is None else float(o["height"]) for o in odds])
     llr = wall_height_evidence(heights, p_tall, view.spec.cell_diameter_m, config)
+    out = []
+    for o, e in zip(odds, llr, strict=True):
+        if e != 0.0 and o["height"] is not None:
+            o = {**o, "height": _shifted(float(o["height"]), config.weight * float(e))}
+        out.append(o)
+    return out
+
+
+def top_rim_cells(
+    odds: list[dict[str, float | None]], occ: list[float], visible: list[float],
+    feats: CellFeatures, config: TopRimConfig,
+) -> tuple[NDArray[np.bool_], NDArray[np.bool_], NDArray[np.bool_]]:
+    """The cells the top-outline evidence measures (a height read, occupied, in view, seen
+    from ``config.min_elevation_deg`` up) and which of them are square and hollow (fused
+    odds at least even)."""
+    steep = feats.frames.top_sine >= math.sin(math.radians(config.min_elevation_deg))
+    measure = np.array([o["height"] is not None and p >= config.min_occupied
+                        and v >= config.min_visible
+                        for o, p, v in zip(odds, occ, visible, strict=True)]) & steep
+    square = np.array([(o["shape"] or 0.0) >= 0.5 for o in odds])
+    hollow = np.array([(o["top"] or 0.0) >= 0.5 for o in odds])
+    return measure, square, hollow
+
+
+def with_top_rims(
+    odds: list[dict[str, float | None]], occ: list[float], visible: list[float],
+    frame_bgr: NDArray[np.uint8], view: BoardView, feats: CellFeatures, config: TopRimConfig,
+) -> list[dict[str, float | None]]:
+    """``odds`` with the top-outline evidence (``vision.learn.top_rim``) between the set's
+    two fitted heights added at ``config.weight`` to the height of every cell it measured;
+    other cells keep theirs."""
+    measure, square, hollow = top_rim_cells(odds, occ, visible, feats, config)
+    if not measure.any():
+        return odds
+    fit = feats.heights
+    scores, _ = top_rim_scores(frame_bgr, view, feats.frames, (fit.short_m, fit.tall_m),
+                               measure, square, hollow, config)
+    llr = top_rim_evidence(scores, square, config)
     out = []
     for o, e in zip(odds, llr, strict=True):
         if e != 0.0 and o["height"] is not None:
