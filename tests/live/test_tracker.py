@@ -776,6 +776,32 @@ def test_a_weak_guess_trades_with_a_later_piece_that_reads_more_like_it(
         assert (board[a1], board[d4]) == (Piece.from_symbol("LRSS"), Piece.from_symbol("LSSS"))
 
 
+@pytest.mark.parametrize("knob", [True, False])
+def test_a_guess_gives_way_to_its_own_likeliest_piece_when_a_later_one_reads_as_it(knob):
+    # Held-out game 1037001 (30.7 degrees): c3's dark square short solid, a third in view,
+    # read nearly as round as square and was recorded dark round. That piece came later
+    # to b4 and read so in full view, but with it taken b4 was recorded as the light one
+    # (its colour the least sure attribute). The plain trade would give c3 the light piece,
+    # against its sure dark reading, so none was made; c3's own likeliest unplayed piece,
+    # its true one, was free (``trade_guess_own_best``).
+    feed = Feed(StateTracker(config=TrackerConfig(trade_guess_own_best=knob)))
+    feed.frames(1.0)
+    a1, d4 = Cell.from_name("a1"), Cell.from_name("d4")
+    seen = {a1: 0.3}  # under min_visible_fraction: no repair re-reads a1
+    _, first = feed.place("a1", "DSSS", odds={a1: {"shape": 0.45}}, visible=seen)
+    assert [e["piece"]["shape"] for e in first if e["type"] == "move"] == ["round"]
+    _, later = feed.place("d4", "DRSS", settle_s=2.0, visible=seen,
+                          odds={a1: {"shape": 0.45}, d4: {"color": 0.9}})
+    board = feed.tracker.game.board
+    fixes = [e for e in later if e["type"] == "correction"]
+    if knob:
+        assert [e["name"] for e in fixes] == ["a1"]
+        assert (board[a1], board[d4]) == (Piece.from_symbol("DSSS"), Piece.from_symbol("DRSS"))
+    else:
+        assert fixes == []
+        assert (board[a1], board[d4]) == (Piece.from_symbol("DRSS"), Piece.from_symbol("LRSS"))
+
+
 @pytest.mark.parametrize("rise, moved", [(1.5, True), (2.0, False)])
 def test_a_hidden_cell_that_already_read_partly_occupied_can_still_be_the_move(rise, moved):
     # Fresh game 1014017: the cell behind a tall piece read 0.14 occupied (part of it seen

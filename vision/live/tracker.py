@@ -971,7 +971,8 @@ class StateTracker:
         return evidence is None or not any(evidence.log_odds[name] for name in ATTRIBUTES)
 
     def _trade_with_guess(self, cell: Cell, evidence: CellEvidence, best: Piece,
-                          now: float) -> tuple[Piece | None, list[Event]]:
+                          now: float, unplayed: Sequence[Piece] = ()
+                          ) -> tuple[Piece | None, Piece | None, list[Event]]:
         """A new piece on ``cell`` that reads more like a piece recorded earlier as a guess
         (read weakly or in part) than like ``best`` (its likeliest unplayed piece), when the
         two cells' readings together say so: this cell's preference for the recorded piece
@@ -982,11 +983,17 @@ class StateTracker:
         No margin is asked beyond the two readings' balance: the earlier piece was a guess,
         so keeping it is no safer than changing it, and this cell must be decided now
         either way. (Otherwise a weak guess pushes the clearer reading to its second choice,
-        and the two stay swapped: fresh games 1016003, 1016016.)"""
+        and the two stay swapped: fresh games 1016003, 1016016.)
+
+        With ``TrackerConfig.trade_guess_own_best`` the earlier cell may instead take any
+        of ``unplayed`` (the pieces still free, ``best`` among them), the one its own
+        readings prefer, when that makes the exchange better still. Returns the piece for
+        ``cell`` and the one given to the earlier cell (None, None: no trade) and the
+        events."""
         game = self.game
         assert game is not None
         if not evidence.read_fully:
-            return None, []
+            return None, None, []
 
         def earlier(other: Cell, piece: Piece) -> float:
             """``other``'s score as a repair scores it."""
@@ -995,24 +1002,34 @@ class StateTracker:
                                        None if recorded is None else recorded.readings,
                                        self.config.repair_recorded_weight)
 
-        gain, chosen = 0.0, None
+        offers = [best]
+        if self.config.trade_guess_own_best:
+            offers += [p for p in unplayed if p != best]
+        gain, chosen, given = 0.0, None, best
         for other in sorted(self._guessed - self._hidden_guess.keys()):
             piece, seen = game.board[other], self._evidence.get(other)
             if piece is None or seen is None or not seen.read_fully:
                 continue
-            here = (evidence.score(piece) - evidence.score(best)
-                    + earlier(other, best) - earlier(other, piece))
-            if here > gain:
-                gain, chosen = here, other
+            for offer in offers:
+                here = (evidence.score(piece) - evidence.score(best)
+                        + earlier(other, offer) - earlier(other, piece))
+                if here > gain:
+                    gain, chosen, given = here, other, offer
         if chosen is None:
-            return None, []
+            return None, None, []
         piece = game.board[chosen]
         assert piece is not None
-        events = game.warn(now, f"{cell.name} reads more like {piece}, recorded as a guess on "
-                                f"{chosen.name}, than like {best}: the two trade places")
-        events += game.correct({chosen: best}, now, _TRADED)
+        if given == best:
+            message = (f"{cell.name} reads more like {piece}, recorded as a guess on "
+                       f"{chosen.name}, than like {best}: the two trade places")
+        else:
+            message = (f"{cell.name} reads more like {piece}, recorded as a guess on "
+                       f"{chosen.name}, than like {best}: {cell.name} takes it, and "
+                       f"{chosen.name} reads more like {given}")
+        events = game.warn(now, message)
+        events += game.correct({chosen: given}, now, _TRADED)
         self._gate.keep_only(game.claimable_lines)
-        return piece, events
+        return piece, given, events
 
     def _unchanged_weak(self, observation: Observation, new_cells: list[Cell]) -> list[Cell]:
         """``new_cells`` less those read weakly though mostly in view where the image did
@@ -1490,10 +1507,12 @@ class StateTracker:
                 if now - since < self.config.weak_commit_s:
                     continue
             self._weak_since.pop(cell, None)
-            traded, trade_events = self._trade_with_guess(cell, evidence, best, now)
+            traded, given, trade_events = self._trade_with_guess(cell, evidence, best, now,
+                                                                 unplayed)
             if traded is not None:
+                assert given is not None
                 events += trade_events
-                unplayed.remove(best)
+                unplayed.remove(given)
                 unplayed.append(traded)
                 best, margin = traded, evidence.score(traded) - evidence.score(best)
             unseen = [name for name in ATTRIBUTES if not evidence.log_odds[name]]

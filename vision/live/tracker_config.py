@@ -324,6 +324,17 @@ class TrackerConfig:
     #: over 195 cached games one other changes, for the better (3028008: a move more right,
     #: a real line more announced); see docs/design.md.
     take_back_unread_guess: bool = True
+    #: A new piece that reads more like a piece recorded earlier as a guess (read weakly or
+    #: in part) than like its own likeliest unplayed piece takes it, and the earlier cell
+    #: gets *its own* likeliest of the unplayed pieces (``StateTracker._trade_with_guess``),
+    #: not only the new cell's likeliest, which is all the plain trade offers it. Both
+    #: cells' readings (the earlier one's with those that recorded it) must prefer the
+    #: exchange. Session 38 (helper-38f, traced on held-out 1037001, 30.7 degrees): c3's
+    #: dark square short solid, seen 0.3, held dark round short hollow (a shape misread
+    #: and a top it never saw); b4's piece, read dark round short hollow in full view, was
+    #: pushed to light round short hollow because c3 was dark too, so the two-way trade
+    #: (c3 taking light) lost, though c3's own truth was unplayed.
+    trade_guess_own_best: bool = False
     #: A hand's settle that shows a fresh cell, where a cell in front of it, read occupied
     #: before the hand and set aside (a flicker or doubtful: a phantom of a nearer piece),
     #: rose ``change_arrival_weak_rise`` and explains the image's change at least as well
