@@ -226,3 +226,33 @@ def test_smoothing_from_bytes_equals_gaussian_blur_of_floats(sigma):
             np.testing.assert_array_equal(got, plain)
         else:
             np.testing.assert_allclose(got, plain, rtol=0, atol=1e-4)
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_marking_screen_near_keeps_the_marking_and_skips_the_quick_looks(seed, monkeypatch):
+    """``EdgeConfig.screen_near``: the markings ranked by their edges near the grid being
+    fitted (no RANSAC); the marking that lines up is still the one fitted, with the same
+    inliers, and the texture markings' quick RANSACs are not run."""
+    from dataclasses import replace
+
+    from vision.locate import fit
+    from vision.locate.fit import EdgeConfig, _best_marking
+
+    pts, px, nrm, found = _marking_offsets(seed)
+    modes = [("line", 1), ("line", -1), ("edge", 1), ("edge", -1)]
+    every = _best_marking(pts, px, nrm, found, modes, 2.5,
+                          replace(EdgeConfig(), marking_screen_iters=0))
+    calls = []
+    real = fit.cv2.findHomography
+
+    def counted(*args, **kwargs):
+        calls.append(kwargs.get("maxIters"))
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(fit.cv2, "findHomography", counted)
+    near = _best_marking(pts, px, nrm, found, modes, 2.5, replace(EdgeConfig(), screen_near=True))
+    assert near is not None and every is not None
+    assert (near[4].mode, near[4].polarity) == (every[4].mode, every[4].polarity) == ("edge", 1)
+    assert np.array_equal(near[2], every[2])
+    # Only full fits (200 iterations), at most one per marking: no quick looks.
+    assert calls and set(calls) == {200} and len(calls) <= len(modes)

@@ -165,3 +165,22 @@ def test_the_lightness_is_converted_on_the_part_the_planes_read() -> None:
                             np.ascontiguousarray(m[:, :, 1]), cv2.INTER_LINEAR,
                             borderMode=cv2.BORDER_REPLICATE)
             np.testing.assert_array_equal(_rectified(light, corner, m), ref)
+
+
+def test_the_plane_grid_is_the_meshgrid_of_its_axes_projected() -> None:
+    """``_plane_points`` writes the grid's points in place: the pixels of the meshgrid of
+    its two axes at the plane's height, exactly."""
+    from vision.learn.hole_size import PLANE_HEIGHT_M, _plane_points
+
+    view = make_view(elevation_deg=80.0, azimuth_deg=25.0, distance_m=0.55)
+    centre = np.array([0.011, -0.027])
+    points, origin = _plane_points(view, centre, 0.004, 0.00015)
+    n = round(2 * 0.004 / 0.00015) + 1
+    gx = centre[0] - 0.004 + 0.00015 * np.arange(n)
+    gy = centre[1] - 0.004 + 0.00015 * np.arange(n)
+    xx, yy = np.meshgrid(gx, gy)
+    want = view.project(np.column_stack([xx.ravel(), yy.ravel(),
+                                         np.full(xx.size, PLANE_HEIGHT_M)]))
+    assert points.shape == (n, n, 2) and points.dtype == np.float32
+    np.testing.assert_array_equal(points.reshape(-1, 2), want.astype(np.float32))
+    np.testing.assert_array_equal(origin, [gx[0], gy[0]])

@@ -125,7 +125,11 @@ class Camera:
                 )
                 return np.asarray(px, dtype=np.float64).reshape(-1, 2)
             return _project_distorted(pts, self._rotation_cv, self.pose.t, K, self._distortion)
-        cam = pts @ self.pose.R.T
+        # With R.T copied to C order numpy hands OpenBLAS's gemm the same product in the
+        # layout it packs fastest (about 3x faster on thousands of points; each element's
+        # three products summed in the same order: the same bits). One point goes through
+        # gemv instead, whose sums differ: it keeps the transposed view.
+        cam = pts @ (self._rotation_t if len(pts) > 1 else self.pose.R.T)
         t = self.pose.t
         # The translation added one column at a time (numpy's loop over rows of three
         # costs more than the matrix product; the same sums).
@@ -146,6 +150,11 @@ class Camera:
         v *= K.fy
         v += K.cy
         return out
+
+    @cached_property
+    def _rotation_t(self) -> FloatArray:
+        """``R.T`` in C order (see :meth:`project`)."""
+        return np.ascontiguousarray(self.pose.R.T)
 
     @cached_property
     def _rotation_cv(self) -> FloatArray:

@@ -108,9 +108,12 @@ def _plane_points(view: BoardView, centre: FloatArray, half: float, pixel: float
     ``pixel`` spacing, and the grid's origin."""
     n = round(2 * half / pixel) + 1
     g = centre[0] - half + pixel * np.arange(n), centre[1] - half + pixel * np.arange(n)
-    xx, yy = np.meshgrid(*g)
-    pts = np.column_stack([xx.ravel(), yy.ravel(), np.full(xx.size, PLANE_HEIGHT_M)])
-    px = view.project(pts).astype(np.float32)
+    # The meshgrid's (x, y, z) points written in place by broadcasting (the same values).
+    pts = np.empty((n, n, 3))
+    pts[:, :, 0] = g[0][None, :]
+    pts[:, :, 1] = g[1][:, None]
+    pts[:, :, 2] = PLANE_HEIGHT_M
+    px = view.project(pts.reshape(-1, 3)).astype(np.float32)
     return px.reshape(n, n, 2), np.array([g[0][0], g[1][0]])
 
 

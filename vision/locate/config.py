@@ -401,6 +401,11 @@ class LocateConfig:
     #: mostly chose what the inliers choose, and where not it lost: on 150 dev stills
     #: 1 board closer, 4 farther, p99 10.2 -> 11.7%.
     marking_cell_share: float = 0.0
+    #: Screen the markings (``fit._best_marking``: edges or lines, either polarity) by the
+    #: count of each one's edges within the RANSAC inlier distance of the grid being fitted,
+    #: which needs no fit, instead of a quick RANSAC of ``EdgeConfig.marking_screen_iters``
+    #: iterations each (``EdgeConfig.screen_near``; session 38, helper-38g). Off.
+    marking_screen_near: bool = False
     #: Seen from ``outline_grid_min_elevation_deg`` up (under the default field of view,
     #: which places views 5-10 degrees low), a Gigamic grid whose big circle (centred on the
     #: grid, its radius searched) is found on less than ``outline_grid_max_circle`` of its

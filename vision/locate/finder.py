@@ -441,7 +441,8 @@ def _work_edges(work: NDArray[np.uint8], config: LocateConfig,
                               radius_range=config.ring_radius_range,
                               line_share=config.marking_line_share,
                               line_both_sides=config.line_both_sides,
-                              cell_share=config.marking_cell_share)
+                              cell_share=config.marking_cell_share,
+                              screen_near=config.marking_screen_near)
 
 
 def _board_square(H: FloatArray, rotation_deg: float, side: float) -> FloatArray:

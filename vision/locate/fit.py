@@ -103,6 +103,10 @@ class EdgeConfig:
     #: mean, so a step edge (a piece's silhouette) is no line at all. False: the mean
     #: (``LocateConfig.line_both_sides``).
     line_both_sides: bool = False
+    #: The quick look at each marking is the count of its edges found within the inlier
+    #: distance of the grid being fitted (no fit at all) instead of ``marking_screen_iters``
+    #: RANSAC iterations (``LocateConfig.marking_screen_near``).
+    screen_near: bool = False
     #: Choose the marking by the cells it agrees on: the one with most cells holding at
     #: least this share of their outline samples as RANSAC inliers (then most inliers);
     #: 0: most inliers in all (``LocateConfig.marking_cell_share``).
@@ -455,7 +459,12 @@ def _best_marking(
     if config.cell_share > 0 and cell is not None and len(tried) > 1:
         return _marking_by_cells(pts, goods, targets, tried, modes, thr, config, cell)
     quick = {i: counts[i] for i in tried}
-    if len(tried) > 1 and config.marking_screen_iters > 0:
+    if len(tried) > 1 and config.screen_near:
+        # Where the grid being fitted is about right, the board's marking has most of its
+        # edges within the inlier distance of it already.
+        for i in tried:
+            quick[i] = int((np.abs(found[i][goods[i]]) <= thr).sum())
+    elif len(tried) > 1 and config.marking_screen_iters > 0:
         for i in tried:
             _, m = cv2.findHomography(pts[goods[i]], targets[i], cv2.RANSAC, thr,
                                       maxIters=config.marking_screen_iters)
