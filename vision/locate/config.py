@@ -249,6 +249,16 @@ class LocateConfig:
     #: when the layout's side took the foot), and the inner parallel one the first row of
     #: rings or the pieces' feet, which refused right grids a pitch off. On since session 37.
     near_outline_check_nearest: bool = True
+    #: The near-side search judges its grids' ring contrast on the rings' near sides
+    #: (``verify.near_arc_contrast``; the outline side facing the camera's foot, under the
+    #: default field of view, ``near_arc_min_cos``) instead of their whole outlines; every
+    #: check is the same, only the score's contrast term changes. From 25-35 degrees a
+    #: crowded board's pieces hide the far side of each ring and the rings behind them and
+    #: give the half-cell control edges of their own, so a right grid's whole-outline
+    #: contrast falls to 0.13-0.28 and the search's bar (``near_outline_min_score``) refuses
+    #: it; the near side of a ring lies in front of its piece's foot, where no piece hides or
+    #: imitates it. Off (session 38, helper-38e; docs/history/locate.md).
+    near_outline_arc_contrast: bool = False
 
     # --- board outlines (quadrilaterals) --------------------------------------------------
     #: Width of the image searched for board outlines: the outline is big, 480 px is plenty.

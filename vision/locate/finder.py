@@ -117,6 +117,7 @@ from vision.locate.verify import (
     contrast_clear_of_outline,
     diagonal_chequer,
     grid_contrast,
+    near_arc_contrast,
     near_arc_support,
     plausible_grid,
     ring_support,
@@ -248,11 +249,13 @@ def edge_threshold(gray_f: NDArray[np.float32], config: LocateConfig) -> float:
 
 def _judge(gray_work: NDArray[np.float32], Hf: FloatArray, rf: float, edge: EdgeConfig,
            inner: float, outer: float, ells: list[Ellipse], peaks: FloatArray,
-           config: LocateConfig, cells: FloatArray | None = None,
+           config: LocateConfig, cells: FloatArray | None = None, near_arcs: bool = False,
            ) -> tuple[float, LayoutFit] | None:
     """Score of a fitted grid as a board, or None when it fails a check. ``cells``: the
     grid's 16 cells' edge offsets at 1.5 px (``best_window``'s ``cells_out``), when known:
-    they are not searched again."""
+    they are not searched again. ``near_arcs``: the score's ring contrast is read on the
+    outlines' sides facing the camera's foot (``near_arc_contrast``; the checks are the
+    same)."""
     size_wh = (gray_work.shape[1], gray_work.shape[0])
     if not plausible_grid(Hf, size_wh, config.min_ring_axis_px, config.max_foreshortening):
         log.debug("rejected: implausible grid")
@@ -291,6 +294,11 @@ def _judge(gray_work: NDArray[np.float32], Hf: FloatArray, rf: float, edge: Edge
     if contrast < config.min_ring_contrast:
         log.debug("rejected: ring contrast clear of the outline %.2f", clear)
         return None
+    if near_arcs:
+        # What the pieces leave of the rings: their near sides (``near_outline_arc_contrast``).
+        # The foot under the default field of view (a direction is all that is needed).
+        foot, _ = _camera_foot(Hf, 1.0, None, size_wh, config)
+        contrast = near_arc_contrast(gray_work, Hf, rf, foot, config.near_arc_min_cos, edge)
     # Rings found independently as closed ellipses of the right size, or cells the network
     # marked, are the most specific evidence; each adds a little.
     return contrast + lay.frame_score + config.candidate_weight * n_cand, lay
@@ -654,7 +662,8 @@ def outline_corner_pitch(work_f: NDArray[np.float32], H: FloatArray, lay: Layout
 def _judged_inside(quads: Sequence[FloatArray], work_f: NDArray[np.float32],
                    edge: EdgeConfig, peaks: tuple[FloatArray, FloatArray],
                    config: LocateConfig, max_grids: int,
-                   sides_agree: Callable[[FloatArray, LayoutFit], bool]) -> Fitted | None:
+                   sides_agree: Callable[[FloatArray, LayoutFit], bool],
+                   near_arcs: bool = False) -> Fitted | None:
     """The best judged grid placed inside one of the board outlines ``quads`` (work pixels),
     as the outline searches place them (``_outline_search``, ``_near_outline_search``), or
     None: for each outline and board family the grid centred and turned with the square,
@@ -662,7 +671,8 @@ def _judged_inside(quads: Sequence[FloatArray], work_f: NDArray[np.float32],
     ring support); the ``max_grids`` grids holding the most peaks, each as it stands and
     fitted to the cell outlines from the longest reach, judged with the peaks counted on
     their cells, and kept only when ``sides_agree(H, layout)`` (the board's sides found
-    again where the grid puts them). The caller applies its own score bar."""
+    again where the grid puts them). The caller applies its own score bar. ``near_arcs``:
+    judged on the rings' near sides (``_judge``)."""
     size_wh = (work_f.shape[1], work_f.shape[0])
     placed: list[tuple[int, float, FloatArray, float, EdgeConfig]] = []
     for quad in quads:
@@ -693,7 +703,8 @@ def _judged_inside(quads: Sequence[FloatArray], work_f: NDArray[np.float32],
         for H, r, ee in ((H0, radius, e), (Hf, rf, ef)):
             cells: list[FloatArray] = []
             _, inner, outer = best_window(work_f, H, r, ee, no_shift, cells)
-            judged = _judge(work_f, H, r, ee, inner, outer, [], peaks[0], config, cells[0])
+            judged = _judge(work_f, H, r, ee, inner, outer, [], peaks[0], config, cells[0],
+                            near_arcs=near_arcs)
             if judged is None or (best is not None and judged[0] <= best[2]):
                 continue
             if not sides_agree(H, judged[1]):
@@ -791,7 +802,8 @@ def _near_outline_search(frame: NDArray[np.uint8], work: NDArray[np.uint8],
     best = _judged_inside(quads, work_f, edge, peaks, config, config.near_outline_max_grids,
                           lambda H, lay: not near_side_pitch(work_f, H, lay, edge, config,
                                                              chroma)
-                          > config.near_outline_max_corner_pitch)
+                          > config.near_outline_max_corner_pitch,
+                          near_arcs=config.near_outline_arc_contrast)
     if best is None or best[2] < config.near_outline_min_score:
         return None
     log.debug("board placed inside its near sides (score %.2f)", best[2])

@@ -96,6 +96,33 @@ def near_arc_support(gray_f: NDArray[np.float32], Hs: list[FloatArray], radius: 
 _HALF_CELL = np.array([[1.0, 0.0, 0.5], [0.0, 1.0, 0.5], [0.0, 0.0, 1.0]])
 
 
+def near_arc_contrast(gray_f: NDArray[np.float32], H: FloatArray, radius: float,
+                      foot: FloatArray, min_cos: float, config: EdgeConfig,
+                      tol_px: float = 1.5) -> float:
+    """``grid_contrast``'s difference (the cells' mean outline support less the same
+    outlines moved half a cell) read on the near arcs only (``NearArcs(foot, min_cos)``:
+    each outline's side facing the camera's ``foot``, grid units, and the moved outlines'
+    sides facing the same point). Seen from low down a piece hides the far side of its own
+    ring and the rings behind it, and its silhouette gives the moved outlines edges: the
+    whole outlines' contrast falls on a crowded board, the near arcs' does not (the near
+    side of a ring is in front of its piece's foot)."""
+    shares = []
+    for Hs, f in ((H, foot), (H @ _HALF_CELL, foot - 0.5)):
+        pts, rad, cell = outline_samples(radius, config, GRID_NODES, NearArcs(f, min_cos))
+        px = apply_h(Hs, pts)
+        h, w = gray_f.shape
+        inside = (px[:, 0] >= 1) & (px[:, 0] < w - 1) & (px[:, 1] >= 1) & (px[:, 1] < h - 1)
+        hit = np.zeros(len(px), dtype=bool)
+        if inside.any():
+            off, _ = edge_search(gray_f, px[inside], image_normals(Hs, pts[inside],
+                                                                  rad[inside]), tol_px, config)
+            hit[inside] = np.isfinite(off)
+        n = np.bincount(cell, minlength=len(GRID_NODES))
+        on = np.bincount(cell, weights=hit, minlength=len(GRID_NODES))
+        shares.append(float(np.mean(on[n > 0] / n[n > 0])) if (n > 0).any() else 0.0)
+    return shares[0] - shares[1]
+
+
 def cell_offsets(gray_f: NDArray[np.float32], H: FloatArray, radius: float,
                  config: EdgeConfig, tol_px: float = 1.5) -> FloatArray:
     """(16 * samples_per_ring,) edge offsets along the 16 cell outlines (``ring_model_points``
