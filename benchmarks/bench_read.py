@@ -44,7 +44,7 @@ def main() -> None:
                         help="cell reader to time (default: fused, the one analyze uses)")
     parser.add_argument("--top-rim-weight", type=float, metavar="W",
                         help="the fused reader with its top-outline height evidence at weight W "
-                             "(vision.learn.top_rim; default: the packaged config, off); the "
+                             "(vision.learn.top_rim; default: the packaged config, on); the "
                              "reader's times only, not analyze's")
     args = parser.parse_args()
     cv2.setNumThreads(1)

@@ -57,7 +57,7 @@ def main() -> None:
     parser.add_argument("--top-rim-weight", type=float, metavar="W",
                         help="weight of the fused reader's top-outline height evidence from "
                              "steep views (vision.learn.top_rim; LearnedReaderConfig.top_rim, "
-                             "default 0, off)")
+                             "default 1, on; 0 turns it off)")
     parser.add_argument("--hand-height-min-separation", type=float, metavar="PITCH",
                         help="leave the hand-crafted reader's short/tall out of the fusion "
                              "where its two tops lie under PITCH cell pitches apart "

@@ -64,8 +64,8 @@ def test_fused_reader_runs_both_readers() -> None:
 
 
 def test_fused_reader_without_its_extra_steps_is_the_plain_fusion() -> None:
-    """``read_cells_fused`` with the board colours, the brightening and the odds calibration
-    switched off gives exactly what fusing the two readers' observations gives."""
+    """``read_cells_fused`` with the board colours, the brightening, the odds calibration and
+    the top-outline evidence switched off gives exactly what fusing the two readers' observations gives."""
     from pathlib import Path
 
     import cv2
@@ -73,7 +73,7 @@ def test_fused_reader_without_its_extra_steps_is_the_plain_fusion() -> None:
 
     from vision.evaluation.labels import load_label
     from vision.learn import read_cells_fused, read_cells_learned
-    from vision.learn.config import BoardColourConfig, LearnedReaderConfig
+    from vision.learn.config import BoardColourConfig, LearnedReaderConfig, TopRimConfig
     from vision.learn.fuse import HAND_LEARNED_WEIGHTS
     from vision.learn.odds_calibration import OddsCalibration
     from vision.read import read_cells
@@ -86,7 +86,8 @@ def test_fused_reader_without_its_extra_steps_is_the_plain_fusion() -> None:
     off = read_cells_fused(image, view, colours=BoardColourConfig(weight=0.0),
                            exposure=ExposureConfig(max_gain=1.0),
                            calibration=OddsCalibration.identity(),
-                           config=LearnedReaderConfig(decode_by_occupancy=False))
+                           config=LearnedReaderConfig(decode_by_occupancy=False,
+                                                      top_rim=TopRimConfig(weight=0.0)))
     plain = fuse_observations(read_cells(image, view), read_cells_learned(image, view),
                               weights=HAND_LEARNED_WEIGHTS)
     for a, b in zip(off.cells, plain.cells, strict=True):

@@ -303,13 +303,15 @@ class WallHeightConfig:
 @dataclass(frozen=True)
 class TopRimConfig:
     """Knobs of the top-outline height evidence of the fused reading from steep views
-    (``vision.learn.top_rim``; ``weight`` 0, the default, switches it off)."""
+    (``vision.learn.top_rim``; ``weight`` 0 switches it off)."""
 
     #: Log-odds weight of the evidence added to the fused height odds (0: off; 1 with the
     #: calibrated ``slope``). Session 38 (helper-38c), stills at 60-90, pieces wrong off -> 1:
     #: fresh1361 label's board 70 -> 68, finder's 113 -> 108; fresh1360 (slope fitted there)
-    #: 74 -> 71; photoreal_dev unchanged. About 35 ms CPU per steep board.
-    weight: float = 0.0
+    #: 74 -> 71; photoreal_dev unchanged. About 35 ms CPU per steep board. On since session
+    #: 38: held out (1362000-499's 238 stills at 60-90) finder's board 101 -> 99 pieces
+    #: wrong, label's board 63 both, boards fully right 188 -> 191.
+    weight: float = 1.0
     #: Only cells seen from at least this elevation (camera centre over the cell centre).
     min_elevation_deg: float = 60.0
     #: Only cells whose fused P(occupied) and visible share reach these.

@@ -333,8 +333,10 @@ class TrackerConfig:
     #: dark square short solid, seen 0.3, held dark round short hollow (a shape misread
     #: and a top it never saw); b4's piece, read dark round short hollow in full view, was
     #: pushed to light round short hollow because c3 was dark too, so the two-way trade
-    #: (c3 taking light) lost, though c3's own truth was unplayed.
-    trade_guess_own_best: bool = False
+    #: (c3 taking light) lost, though c3's own truth was unplayed. On since session 38:
+    #: dev 1037001 and 1035013 exact; held out (1038000-211, replayed) the same scores,
+    #: 5 of 45 games' events differ (a trade made at the move instead of a later repair).
+    trade_guess_own_best: bool = True
     #: A hand's settle that shows a fresh cell, where a cell in front of it, read occupied
     #: before the hand and set aside (a flicker or doubtful: a phantom of a nearer piece),
     #: rose ``change_arrival_weak_rise`` and explains the image's change at least as well
