@@ -748,7 +748,12 @@ class BumpConfig:
     #: The homography is then refined on every pixel of the calm frame's board region
     #: (``cv2.findTransformECC``) at this share of full resolution (0: not refined).
     carry_ecc_scale: float = 0.5
-    #: The carried pose replaces the re-found grid when its rings put at least this share
+    #: A carried pose within this many cell pitches of the re-found grid (every cell
+    #: centre) agrees with it: the grid, fitted to the still frame's own rings, is kept
+    #: (a carried pose is good to about 0.01-0.02 pitch: the table is not quite the board's
+    #: plane, the pieces stand off it). Otherwise ...
+    carry_agree_pitch: float = 0.05
+    #: ... the carried pose replaces the re-found grid when its rings put at least this share
     #: of the re-found grid's ring samples on edges (both poses read the same frame; the
     #: carried one was fitted on a sharper, emptier view, so a tie goes to it).
     carry_min_support_ratio: float = 0.95
@@ -757,7 +762,8 @@ class BumpConfig:
         if self.whole_tiles < 2:
             raise ValueError(f"BumpConfig.whole_tiles must be >= 2, got {self.whole_tiles!r}")
         for name in ("witness_support", "witness_ratio", "reference_rate", "agree_pitch",
-                     "follow_ratio", "min_follow_share", "carry_min_inlier_share"):
+                     "follow_ratio", "min_follow_share", "carry_min_inlier_share",
+                     "carry_agree_pitch"):
             value = getattr(self, name)
             if not 0.0 < value <= 1.0:
                 raise ValueError(f"BumpConfig.{name} must be in (0, 1], got {value!r}")

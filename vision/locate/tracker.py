@@ -285,6 +285,7 @@ class BoardTracker:
             ):
                 # The rings are back where the kept pose puts them: the camera did not move.
                 self.view, self._ref, self._kept, self._lost = kept, self._thumb(frame), None, None
+                self._anchor = None
                 return kept
         # A pose found once after the loss is checked on the next frame, whatever the retry
         # interval: waiting for the next search (fresh game 1023017: 0.2 s) let the next
@@ -360,8 +361,8 @@ class BoardTracker:
         kept = self.view
         assert kept is not None
         self._moving = False
-        anchor = self._anchor if self._anchor is not None else self._calm
-        self._anchor = None
+        # (Only over a bump: a refit after a steady small offset keeps the search's rule.)
+        anchor, self._anchor = self._anchor, None
         best = kept
         found = self._find(frame, t)
         if found:
@@ -374,8 +375,13 @@ class BoardTracker:
                 best = found
         if self.config.carry_over_bump and anchor is not None and anchor[0] is not frame:
             carried = carry_view(anchor[0], anchor[1], frame, self.bump_config)
-            if carried is not None:
-                b = self.bump_config
+            b = self.bump_config
+            if carried is not None and _displacement_px(carried, best) > (
+                b.carry_agree_pitch * _pitch_px(best)
+            ):
+                # They disagree: the one that explains this frame's rings, a tie going to
+                # the pose fitted on the calm frame. (When they agree, the grid fitted to
+                # this frame's own rings is the finer.)
                 own = float(self._cell_support(frame, ring_samples(best)).mean())
                 new = float(self._cell_support(frame, ring_samples(carried)).mean())
                 log.info("pose carried over the bump from t=%.2f to t=%.2f explains %.2f of "
