@@ -429,10 +429,8 @@ def test_a_grid_misfitted_after_a_bump_gives_way_to_the_pose_carried_over_it(car
     assert _worst_px(misfit, bumped) > 4.0
     finder = _ScriptedFinder(misfit, misfit)
     tracker = BoardTracker(TrackerConfig(carry_over_bump=carry), finder=finder)
-    tracker.view = None
     assert tracker.update(a, 0.0)
-    tracker.view = view  # the pose tracked before the bump (the search's on ``a`` aside)
-    tracker._adopt(a, view)
+    tracker._adopt(a, view)  # the pose tracked before the bump (the search's on ``a`` aside)
     assert tracker.update(a, 1 / 15.0) is view  # a calm frame
     assert tracker.update(b, 2 / 15.0) is misfit  # the bump: the search's misfit
     res = None
@@ -444,3 +442,18 @@ def test_a_grid_misfitted_after_a_bump_gives_way_to_the_pose_carried_over_it(car
         assert _worst_px(res, bumped) < 1.0
     else:
         assert res is misfit
+
+
+def test_a_carried_pose_that_agrees_with_the_re_found_grid_leaves_the_grid():
+    # The grid fitted to the still frame's own rings is the finer when the two agree.
+    view, bumped, a, b = _bumped_frames()
+    finder = _ScriptedFinder(bumped, bumped)
+    tracker = BoardTracker(TrackerConfig(carry_over_bump=True), finder=finder)
+    assert tracker.update(a, 0.0)
+    tracker._adopt(a, view)
+    assert tracker.update(a, 1 / 15.0) is view
+    assert tracker.update(b, 2 / 15.0) is bumped
+    for k in range(3, 6):
+        res = tracker.update(b, k / 15.0)
+    assert finder.calls == 3
+    assert res is bumped and tracker.carried == 0
