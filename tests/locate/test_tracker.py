@@ -457,3 +457,14 @@ def test_a_carried_pose_that_agrees_with_the_re_found_grid_leaves_the_grid():
         res = tracker.update(b, k / 15.0)
     assert finder.calls == 3
     assert res is bumped and tracker.carried == 0
+
+
+def test_carry_view_refuses_a_plane_it_cannot_align_well():
+    # A forearm over the board after the turn: the aligned board regions no longer
+    # correlate as one scene seen from a moved camera does.
+    from vision.locate.tracker import carry_view
+
+    view, bumped, a, b = _bumped_frames()
+    arm = _arm(b, bumped, 6)
+    assert carry_view(a, view, arm, BumpConfig(carry_min_correlation=0.9)) is None
+    assert carry_view(a, view, arm, BumpConfig(carry_min_correlation=0.01)) is not None

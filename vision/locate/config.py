@@ -748,6 +748,11 @@ class BumpConfig:
     #: The homography is then refined on every pixel of the calm frame's board region
     #: (``cv2.findTransformECC``) at this share of full resolution (0: not refined).
     carry_ecc_scale: float = 0.5
+    #: ... and trusted when the aligned regions correlate at least this well (ECC's own
+    #: score): the same scene seen from a moved camera aligns at 0.995-0.999 (1037010,
+    #: 1037110's bump); a hand over the board between the two frames left 0.69 (1037110 at
+    #: 23.9 s, a carry 0.06 pitch off that the ring support rejected).
+    carry_min_correlation: float = 0.9
     #: A carried pose within this many cell pitches of the re-found grid (every cell
     #: centre) agrees with it: the grid, fitted to the still frame's own rings, is kept
     #: (a carried pose is good to about 0.01-0.02 pitch: the table is not quite the board's
@@ -763,7 +768,7 @@ class BumpConfig:
             raise ValueError(f"BumpConfig.whole_tiles must be >= 2, got {self.whole_tiles!r}")
         for name in ("witness_support", "witness_ratio", "reference_rate", "agree_pitch",
                      "follow_ratio", "min_follow_share", "carry_min_inlier_share",
-                     "carry_agree_pitch"):
+                     "carry_agree_pitch", "carry_min_correlation"):
             value = getattr(self, name)
             if not 0.0 < value <= 1.0:
                 raise ValueError(f"BumpConfig.{name} must be in (0, 1], got {value!r}")

@@ -511,10 +511,13 @@ def _ecc_refine(g0: NDArray[np.uint8], g1: NDArray[np.uint8], mask: NDArray[np.u
     M = S @ T0 @ np.linalg.inv(H) @ np.linalg.inv(S)
     M = np.asarray(M / M[2, 2], np.float32)
     try:
-        _, M = cv2.findTransformECC(b_img, a, M, cv2.MOTION_HOMOGRAPHY,
+        cc, M = cv2.findTransformECC(b_img, a, M, cv2.MOTION_HOMOGRAPHY,
                                     (cv2.TERM_CRITERIA_EPS | cv2.TERM_CRITERIA_COUNT, 50, 1e-5),
                                     m, 5)
     except cv2.error:
+        return None
+    if cc < config.carry_min_correlation:
+        log.info("bump carry: ECC correlation %.3f: not carried", cc)
         return None
     return np.asarray(np.linalg.inv(np.linalg.inv(T0) @ np.linalg.inv(S)
                                     @ M.astype(np.float64) @ S), np.float64)
