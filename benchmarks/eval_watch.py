@@ -61,15 +61,20 @@ def _session_config(knobs: list[str]):
     from vision.evaluation.knobs import replaced
     from vision.live.session import SessionConfig
     from vision.live.tracker import TrackerConfig
+    from vision.locate.config import TrackerConfig as BoardTrackerConfig
 
     tracker_names = {f.name for f in dataclasses.fields(TrackerConfig)}
+    # ``board.NAME=VALUE``: a knob of the board tracker (vision.locate.config.TrackerConfig).
+    board = [k.strip()[len("board."):] for k in knobs if k.strip().startswith("board.")]
+    knobs = [k for k in knobs if not k.strip().startswith("board.")]
     own = [k for k in knobs if k.partition("=")[0].strip() not in tracker_names]
     for knob in own:
-        if knob.partition("=")[0].strip() in ("tracker", "motion"):
+        if knob.partition("=")[0].strip() in ("tracker", "motion", "board_tracker"):
             raise SystemExit(f"--tracker: {knob!r} names a config, not a knob")
     try:
-        return replaced(SessionConfig(tracker=replaced(
-            TrackerConfig(), [k for k in knobs if k not in own])), own)
+        return replaced(SessionConfig(
+            tracker=replaced(TrackerConfig(), [k for k in knobs if k not in own]),
+            board_tracker=replaced(BoardTrackerConfig(), board)), own)
     except ValueError as e:
         raise SystemExit(f"--tracker: {e}") from None
 
@@ -85,7 +90,7 @@ def _oracle_session(truth: dict, config=None):
     from vision.rules import Cell, Piece
 
     clock = {"t": 0.0}
-    tracker = BoardTracker()
+    tracker = BoardTracker(config.board_tracker if config is not None else None)
 
     def locator(frame, t):
         clock["t"] = t
@@ -216,7 +221,9 @@ def main() -> int:
     )
     p.add_argument("--tracker", action="append", default=[], metavar="NAME=VALUE",
                    help="set a TrackerConfig knob (repeatable), e.g. repair_max_cells=3, or a "
-                        "SessionConfig one, e.g. pool_set_geometry=True")
+                        "SessionConfig one, e.g. pool_set_geometry=True, or, prefixed "
+                        "'board.', one of the board tracker's (vision.locate.config."
+                        "TrackerConfig), e.g. board.carry_over_bump=True")
     p.add_argument("--record", action="store_true",
                    help="keep every StateTracker call beside the events (*.calls.pkl) for "
                         "benchmarks/replay_watch.py")

@@ -106,3 +106,24 @@ def test_the_recorder_passes_the_trackers_other_arguments_on_without_keeping_the
     session.tracker.update("obs", 1.5, busy=True, change={}, covered=None, change_map=mask)
     assert session.tracker.got is mask
     assert calls == [("update", "obs", 1.5, True, {}, None)]
+
+
+def test_eval_watch_sets_board_tracker_knobs_by_prefix():
+    """``--tracker board.NAME=VALUE`` reaches the board tracker's config (vision.locate),
+    the other knobs the state tracker's or the session's, as before."""
+    config = eval_watch._session_config(["board.carry_over_bump=True", "repair_max_cells=3",
+                                         "pool_set_geometry=True"])
+    assert config.board_tracker.carry_over_bump is True
+    assert config.tracker.repair_max_cells == 3 and config.pool_set_geometry is True
+    assert eval_watch._session_config([]).board_tracker.carry_over_bump is False
+    with pytest.raises(SystemExit):
+        eval_watch._session_config(["board.no_such_knob=1"])
+
+
+def test_default_session_builds_its_board_tracker_from_the_session_config():
+    from vision.live.session import default_session
+    from vision.locate.config import TrackerConfig as BoardTrackerConfig
+
+    knobs = SessionConfig(board_tracker=BoardTrackerConfig(carry_over_bump=True))
+    session = default_session(log_dir=None, resume=False, config=knobs)
+    assert session.locator.__self__.config.carry_over_bump is True

@@ -370,3 +370,101 @@ def test_pose_re_found_near_the_kept_one_replaces_it_only_if_it_explains_the_rin
         assert res is moved
     else:
         assert res is first
+
+
+def _turned(view, yaw_deg: float, pitch_deg: float):
+    """``view``'s camera turned about its own centre (a knocked webcam), and the homography
+    that turn moves every image point by (whatever its depth: no parallax)."""
+    from vision.geometry.board_view import BoardView
+    from vision.geometry.camera import Camera, Pose
+
+    r, _ = cv2.Rodrigues(np.radians([pitch_deg, yaw_deg, 0.0]))
+    pose = view.camera.pose
+    turned = BoardView(Camera(view.camera.intrinsics, Pose(r @ pose.R, r @ pose.t)),
+                       view.spec, view.calibrated, view.score)
+    K = view.camera.intrinsics.matrix
+    return turned, K @ r @ np.linalg.inv(K)
+
+
+def _bumped_frames():
+    """A board with pieces before a camera turn (``a``) and after it (``b``, the same scene
+    moved by the turn's homography), with both views."""
+    view = make_view(45.0, 40.0)
+    a = draw_board(view, seed=1, pieces=(0, 5, 6, 10))
+    bumped, H = _turned(view, 3.0, -2.0)
+    b = cv2.warpPerspective(a, H, (a.shape[1], a.shape[0]), flags=cv2.INTER_LINEAR,
+                            borderMode=cv2.BORDER_REFLECT)
+    return view, bumped, a, b
+
+
+def _worst_px(a, b):
+    return float(np.linalg.norm(a.cell_centers_px() - b.cell_centers_px(), axis=1).max())
+
+
+def test_carry_view_follows_the_plane_over_a_camera_turn():
+    from vision.locate.tracker import carry_view
+
+    view, bumped, a, b = _bumped_frames()
+    assert _worst_px(view, bumped) > 40.0  # the turn moved the board's image a lot
+    carried = carry_view(a, view, b)
+    assert carried is not None
+    assert _worst_px(carried, bumped) < 1.0
+    assert carried.spec == view.spec and carried.camera.intrinsics == view.camera.intrinsics
+
+
+def test_carry_view_refuses_frames_that_do_not_show_the_plane():
+    from vision.locate.tracker import carry_view
+
+    view, _, a, _ = _bumped_frames()
+    flat = np.full_like(a, 128)
+    assert carry_view(a, view, flat) is None
+
+
+@pytest.mark.parametrize("carry", [False, True])
+def test_a_grid_misfitted_after_a_bump_gives_way_to_the_pose_carried_over_it(carry):
+    # The search after a bump misfits the far rows (a crowded board); the pose tracked
+    # before the bump, carried over it by the plane's motion, explains the rings better.
+    view, bumped, a, b = _bumped_frames()
+    misfit, _ = _turned(bumped, 0.0, 0.3)
+    assert _worst_px(misfit, bumped) > 4.0
+    finder = _ScriptedFinder(misfit, misfit)
+    tracker = BoardTracker(TrackerConfig(carry_over_bump=carry), finder=finder)
+    assert tracker.update(a, 0.0)
+    tracker._adopt(a, view)  # the pose tracked before the bump (the search's on ``a`` aside)
+    assert tracker.update(a, 1 / 15.0) is view  # a calm frame
+    assert tracker.update(b, 2 / 15.0) is misfit  # the bump: the search's misfit
+    res = None
+    for k in range(3, 6):
+        res = tracker.update(b, k / 15.0)
+    assert finder.calls == 3  # the refit on the first still frame
+    if carry:
+        assert tracker.carried == 1
+        assert _worst_px(res, bumped) < 1.0
+    else:
+        assert res is misfit
+
+
+def test_a_carried_pose_that_agrees_with_the_re_found_grid_leaves_the_grid():
+    # The grid fitted to the still frame's own rings is the finer when the two agree.
+    view, bumped, a, b = _bumped_frames()
+    finder = _ScriptedFinder(bumped, bumped)
+    tracker = BoardTracker(TrackerConfig(carry_over_bump=True), finder=finder)
+    assert tracker.update(a, 0.0)
+    tracker._adopt(a, view)
+    assert tracker.update(a, 1 / 15.0) is view
+    assert tracker.update(b, 2 / 15.0) is bumped
+    for k in range(3, 6):
+        res = tracker.update(b, k / 15.0)
+    assert finder.calls == 3
+    assert res is bumped and tracker.carried == 0
+
+
+def test_carry_view_refuses_a_plane_it_cannot_align_well():
+    # A forearm over the board after the turn: the aligned board regions no longer
+    # correlate as one scene seen from a moved camera does.
+    from vision.locate.tracker import carry_view
+
+    view, bumped, a, b = _bumped_frames()
+    arm = _arm(b, bumped, 6)
+    assert carry_view(a, view, arm, BumpConfig(carry_min_correlation=0.9)) is None
+    assert carry_view(a, view, arm, BumpConfig(carry_min_correlation=0.01)) is not None

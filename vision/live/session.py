@@ -28,6 +28,7 @@ from vision.live.change import ChangeMeasures, measure_change
 from vision.live.motion import GateResult, MotionConfig, MotionGate
 from vision.live.sources import Frame
 from vision.live.tracker import StateTracker, TrackerConfig
+from vision.locate.config import TrackerConfig as BoardTrackerConfig
 from vision.read.observation import Observation
 from vision.rules.board import Cell
 from vision.rules.lines import Rules
@@ -71,6 +72,9 @@ class SessionConfig:
     hand_height_min_separation_pitch: float = 0.0
     tracker: TrackerConfig = field(default_factory=TrackerConfig)
     motion: MotionConfig = field(default_factory=MotionConfig)
+    #: Knobs of :func:`default_session`'s board tracker (``vision.locate.tracker``; e.g.
+    #: ``carry_over_bump``), not of the game-state tracker above.
+    board_tracker: BoardTrackerConfig = field(default_factory=BoardTrackerConfig)
 
 
 @dataclass(frozen=True)
@@ -330,7 +334,7 @@ def default_session(
     learned = (None if knobs.hand_height_min_separation_pitch == 0 else LearnedReaderConfig(
         hand_height_min_separation_pitch=knobs.hand_height_min_separation_pitch))
     return WatchSession(
-        locator or BoardTracker(intrinsics=intrinsics).update,
+        locator or BoardTracker(knobs.board_tracker, intrinsics=intrinsics).update,
         # One set of pieces per session: its top planes are chosen from every reading. The
         # record's pieces anchor the board's colour groups. A top the reader reckons hidden
         # keeps its guess for the record, marked so that no Quarto rests on it alone. With

@@ -689,6 +689,14 @@ class TrackerConfig:
     #: within a second. (A pose found once after a loss is checked on the very next frame,
     #: not after this interval: ``BoardTracker`` takes it when found at the same place twice.)
     retry_interval_s: float = 0.2
+    #: After a camera bump, carry the pose the board had on the last calm frame before it
+    #: over to the first still frame after it, through the image motion of the board's
+    #: plane (a homography of matched features, ``BumpConfig.carry_*``), and keep it when
+    #: it explains that frame's rings as well as the re-found grid does. A bump moves the
+    #: camera, not the board: the pose tracked before it was fitted with fewer pieces on
+    #: the board, while a search from scratch on the crowded board after it can misfit the
+    #: far rows by a tenth of a pitch and be kept for the rest of the game (game 1037010).
+    carry_over_bump: bool = False
 
     def __post_init__(self) -> None:
         if self.thumb_width_px < 32:
@@ -744,12 +752,42 @@ class BumpConfig:
     whole_tiles: int = 6
     follow_ratio: float = 0.8
     min_follow_share: float = 0.25
+    #: Carrying a pose over a bump (``TrackerConfig.carry_over_bump``): ORB features of the
+    #: last calm frame inside the board's outline (grown by ``carry_margin_pitch`` cell
+    #: pitches: the table around it is nearly the same plane) are matched to the still
+    #: frame's, and a homography fitted by RANSAC (``carry_ransac_px``) ...
+    carry_features: int = 1000
+    carry_margin_pitch: float = 0.5
+    carry_ransac_px: float = 3.0
+    #: ... is trusted with at least this many inlier matches and this share of the matches
+    #: (a frame that does not show the board's surface, or a board moved on the table,
+    #: leaves few).
+    carry_min_inliers: int = 40
+    carry_min_inlier_share: float = 0.3
+    #: The homography is then refined on every pixel of the calm frame's board region
+    #: (``cv2.findTransformECC``) at this share of full resolution (0: not refined).
+    carry_ecc_scale: float = 0.5
+    #: ... and trusted when the aligned regions correlate at least this well (ECC's own
+    #: score): the same scene seen from a moved camera aligns at 0.995-0.999 (1037010,
+    #: 1037110's bump); a hand over the board between the two frames left 0.69 (1037110 at
+    #: 23.9 s, a carry 0.06 pitch off that the ring support rejected).
+    carry_min_correlation: float = 0.9
+    #: A carried pose within this many cell pitches of the re-found grid (every cell
+    #: centre) agrees with it: the grid, fitted to the still frame's own rings, is kept
+    #: (a carried pose is good to about 0.01-0.02 pitch: the table is not quite the board's
+    #: plane, the pieces stand off it). Otherwise ...
+    carry_agree_pitch: float = 0.05
+    #: ... the carried pose replaces the re-found grid when its rings put at least this share
+    #: of the re-found grid's ring samples on edges (both poses read the same frame; the
+    #: carried one was fitted on a sharper, emptier view, so a tie goes to it).
+    carry_min_support_ratio: float = 0.95
 
     def __post_init__(self) -> None:
         if self.whole_tiles < 2:
             raise ValueError(f"BumpConfig.whole_tiles must be >= 2, got {self.whole_tiles!r}")
         for name in ("witness_support", "witness_ratio", "reference_rate", "agree_pitch",
-                     "follow_ratio", "min_follow_share"):
+                     "follow_ratio", "min_follow_share", "carry_min_inlier_share",
+                     "carry_agree_pitch", "carry_min_correlation"):
             value = getattr(self, name)
             if not 0.0 < value <= 1.0:
                 raise ValueError(f"BumpConfig.{name} must be in (0, 1], got {value!r}")

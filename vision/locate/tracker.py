@@ -32,7 +32,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from vision.geometry.board_view import BoardNotFound, BoardView
-from vision.geometry.camera import Intrinsics
+from vision.geometry.camera import Camera, Intrinsics, Pose
 from vision.locate.config import BumpConfig, LocateConfig, TrackerConfig
 from vision.locate.finder import check_frame, find_board
 from vision.locate.fit import EdgeConfig, edge_search
@@ -111,6 +111,12 @@ class BoardTracker:
         self._offset_since: float | None = None
         #: the previous frame's thumbnail since the pose was adopted (None right after)
         self._prev_thumb: NDArray[np.float32] | None = None
+        #: the latest calm frame with its trusted pose (``carry_over_bump``), and the one
+        #: frozen when a bump began, to carry the pose over the bump
+        self._calm: tuple[NDArray[np.uint8], BoardView, float] | None = None
+        self._anchor: tuple[NDArray[np.uint8], BoardView, float] | None = None
+        #: poses carried over a bump and kept instead of the re-found grid
+        self.carried = 0
         self._edge = EdgeConfig(min_edge=self.locate_config.min_edge_step)
 
     def _thumb(self, frame: NDArray[np.uint8]) -> NDArray[np.float32]:
@@ -191,6 +197,8 @@ class BoardTracker:
         self._moving = False
         self._prev_thumb = None
         self._offset_since = None
+        self._calm = None
+        self._anchor = None
 
     def update(self, frame: NDArray[np.uint8], t: float) -> BoardView | BoardNotFound:
         """The board in this frame (``t``: seconds of source time)."""
@@ -232,6 +240,9 @@ class BoardTracker:
             if shift < self.bump_config.calm_shift_px:
                 rate = self.bump_config.reference_rate
                 self._ref_cells = (1.0 - rate) * self._ref_cells + rate * cells
+                if cfg.carry_over_bump and not self._moving:
+                    # (a reference to the frame: nothing is copied)
+                    self._calm = (frame, self.view, t)
             return self.view
         if self._low_since is None:
             self._low_since = t
@@ -274,6 +285,7 @@ class BoardTracker:
             ):
                 # The rings are back where the kept pose puts them: the camera did not move.
                 self.view, self._ref, self._kept, self._lost = kept, self._thumb(frame), None, None
+                self._anchor = None
                 return kept
         # A pose found once after the loss is checked on the next frame, whatever the retry
         # interval: waiting for the next search (fresh game 1023017: 0.2 s) let the next
@@ -305,6 +317,9 @@ class BoardTracker:
         log.info("camera moved by %.1f px at t=%.2f: searching", shift, t)
         kept = self.view
         assert kept is not None
+        if self._anchor is None and not self._moving:
+            # The bump began: the last calm frame and its pose are what is carried over it.
+            self._anchor = self._calm
         found = self._find(frame, t)
         if found:
             assert isinstance(found, BoardView)
@@ -341,10 +356,14 @@ class BoardTracker:
         return _shift(ref, thumb, frame.shape[1] / thumb.shape[1])[2] <= self.config.max_shift_px
 
     def _refit(self, frame: NDArray[np.uint8], t: float) -> BoardView:
-        """Search once more on a still frame after a bump; keep the better of the two."""
+        """Search once more on a still frame after a bump; keep the better of the two (with
+        ``carry_over_bump``, of the three: also the pose carried over the bump)."""
         kept = self.view
         assert kept is not None
         self._moving = False
+        # (Only over a bump: a refit after a steady small offset keeps the search's rule.)
+        anchor, self._anchor = self._anchor, None
+        best = kept
         found = self._find(frame, t)
         if found:
             assert isinstance(found, BoardView)
@@ -353,10 +372,25 @@ class BoardTracker:
                 self.config.max_refind_shift_pitch * _pitch_px(kept)
             )
             if near or self._explains_better(frame, found, kept_support):
-                self._adopt(frame, found)
-                return found
-        self._adopt(frame, kept)  # still: this frame is the better reference
-        return kept
+                best = found
+        if self.config.carry_over_bump and anchor is not None and anchor[0] is not frame:
+            carried = carry_view(anchor[0], anchor[1], frame, self.bump_config)
+            b = self.bump_config
+            if carried is not None and _displacement_px(carried, best) > (
+                b.carry_agree_pitch * _pitch_px(best)
+            ):
+                # They disagree: the one that explains this frame's rings, a tie going to
+                # the pose fitted on the calm frame. (When they agree, the grid fitted to
+                # this frame's own rings is the finer.)
+                own = float(self._cell_support(frame, ring_samples(best)).mean())
+                new = float(self._cell_support(frame, ring_samples(carried)).mean())
+                log.info("pose carried over the bump from t=%.2f to t=%.2f explains %.2f of "
+                         "the ring samples, the re-found one %.2f", anchor[2], t, new, own)
+                if new >= b.carry_min_support_ratio * own:
+                    self.carried += 1
+                    best = carried
+        self._adopt(frame, best)  # still: this frame is the better reference
+        return best
 
     def _on_low_support(
         self, frame: NDArray[np.uint8], t: float, kept_support: float
@@ -389,6 +423,107 @@ class BoardTracker:
             return kept
         self._adopt(frame, found)
         return found
+
+
+def carry_view(before: NDArray[np.uint8], view: BoardView, after: NDArray[np.uint8],
+               config: BumpConfig | None = None) -> BoardView | None:
+    """``view`` (the board in frame ``before``) carried over to frame ``after`` through the
+    image motion of the board's plane, or None when that motion is not measured well.
+
+    A moved camera moves the image of a plane by a homography, whatever the move; the
+    board's top (and the table around it, a centimetre lower) is that plane. ORB features
+    of ``before`` inside the board's outline are matched to those of ``after``, the
+    homography fitted by RANSAC (pieces stand off the plane and a hand may have moved:
+    their matches are the outliers) and refined on every pixel of the board's region
+    (``cv2.findTransformECC``: feature positions alone left it up to a tenth of a pitch
+    off; refused when the regions then correlate worse than ``carry_min_correlation``,
+    e.g. a hand over the board), and the camera, with ``view``'s intrinsics, fitted to
+    a grid of board points carried by it. The board's geometry and the lens stay those of
+    ``view``: a bump moves the camera, nothing else.
+    """
+    b = config or BumpConfig()
+    spec = view.spec
+    half = spec.side_m / 2.0
+    g = np.linspace(-half, half, 5)
+    board_xy = np.array([(x, y) for y in g for x in g])
+    outline = view.project(board_xy[[0, 4, 24, 20]])
+    g0 = cv2.cvtColor(before, cv2.COLOR_BGR2GRAY)
+    g1 = cv2.cvtColor(after, cv2.COLOR_BGR2GRAY)
+    mask = np.zeros(g0.shape, np.uint8)
+    if not np.all(np.isfinite(outline)):
+        return None
+    cv2.fillConvexPoly(mask, np.round(outline).astype(np.int32), 255)
+    grow = max(1, round(b.carry_margin_pitch * _pitch_px(view)))
+    mask = cv2.dilate(mask, cv2.getStructuringElement(cv2.MORPH_RECT, (2 * grow + 1,) * 2))
+    orb = cv2.ORB.create(nfeatures=b.carry_features)
+    k0, d0 = orb.detectAndCompute(g0, mask)
+    orb = cv2.ORB.create(nfeatures=2 * b.carry_features)
+    k1, d1 = orb.detectAndCompute(g1, None)
+    if d0 is None or d1 is None or len(k0) < b.carry_min_inliers:
+        return None
+    matches = cv2.BFMatcher(cv2.NORM_HAMMING, crossCheck=True).match(d0, d1)
+    if len(matches) < b.carry_min_inliers:
+        return None
+    src = np.array([k0[m.queryIdx].pt for m in matches], np.float32)
+    dst = np.array([k1[m.trainIdx].pt for m in matches], np.float32)
+    H, inl = cv2.findHomography(src, dst, cv2.RANSAC, b.carry_ransac_px)
+    if H is None or inl is None:
+        return None
+    n = int(inl.sum())
+    if n < b.carry_min_inliers or n < b.carry_min_inlier_share * len(matches):
+        log.info("bump carry: %d of %d matches on one plane: not carried", n, len(matches))
+        return None
+    if b.carry_ecc_scale > 0:
+        H = _ecc_refine(g0, g1, mask, H, b)
+        if H is None:
+            return None
+    img = cv2.perspectiveTransform(view.project(board_xy).reshape(-1, 1, 2), H).reshape(-1, 2)
+    if not np.all(np.isfinite(img)):
+        return None
+    intr = view.camera.intrinsics
+    obj = np.column_stack([board_xy, np.zeros(len(board_xy))])
+    pose = view.camera.pose
+    ok, rvec, tvec = cv2.solvePnP(obj, img, intr.matrix, intr.dist,
+                                  rvec=pose.rvec.reshape(3, 1).copy(),
+                                  tvec=pose.t.reshape(3, 1).copy(), useExtrinsicGuess=True,
+                                  flags=cv2.SOLVEPNP_ITERATIVE)
+    if not ok:
+        return None
+    R, _ = cv2.Rodrigues(rvec)
+    carried = BoardView(Camera(intr, Pose(R, tvec.reshape(3))), spec,
+                        calibrated=view.calibrated, score=view.score)
+    if carried.camera.pose.camera_center[2] <= 0:
+        return None
+    return carried
+
+
+def _ecc_refine(g0: NDArray[np.uint8], g1: NDArray[np.uint8], mask: NDArray[np.uint8],
+                H: FloatArray, config: BumpConfig) -> FloatArray | None:
+    """The homography ``H`` (``g0`` -> ``g1`` pixels) refined on every pixel of ``mask``
+    (``cv2.findTransformECC``) at ``config.carry_ecc_scale`` of full resolution."""
+    s = config.carry_ecc_scale
+    x, y, w, h = cv2.boundingRect(mask)
+    S = np.array([[s, 0, 0], [0, s, 0], [0, 0, 1.0]])
+    T0 = np.array([[1, 0, -x], [0, 1, -y], [0, 0, 1.0]])
+    a = cv2.resize(g0[y:y + h, x:x + w], None, fx=s, fy=s, interpolation=cv2.INTER_AREA)
+    m = cv2.resize(mask[y:y + h, x:x + w], (a.shape[1], a.shape[0]),
+                   interpolation=cv2.INTER_NEAREST)
+    b_img = cv2.resize(g1, None, fx=s, fy=s, interpolation=cv2.INTER_AREA)
+    # ECC's warp maps template (the still frame's) coordinates to input (the crop of the
+    # calm frame): the inverse of the crop's motion.
+    M = S @ T0 @ np.linalg.inv(H) @ np.linalg.inv(S)
+    M = np.asarray(M / M[2, 2], np.float32)
+    try:
+        cc, M = cv2.findTransformECC(b_img, a, M, cv2.MOTION_HOMOGRAPHY,
+                                    (cv2.TERM_CRITERIA_EPS | cv2.TERM_CRITERIA_COUNT, 50, 1e-5),
+                                    m, 5)
+    except cv2.error:
+        return None
+    if cc < config.carry_min_correlation:
+        log.info("bump carry: ECC correlation %.3f: not carried", cc)
+        return None
+    return np.asarray(np.linalg.inv(np.linalg.inv(T0) @ np.linalg.inv(S)
+                                    @ M.astype(np.float64) @ S), np.float64)
 
 
 def _shift(
