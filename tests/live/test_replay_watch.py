@@ -111,11 +111,11 @@ def test_the_recorder_passes_the_trackers_other_arguments_on_without_keeping_the
 def test_eval_watch_sets_board_tracker_knobs_by_prefix():
     """``--tracker board.NAME=VALUE`` reaches the board tracker's config (vision.locate),
     the other knobs the state tracker's or the session's, as before."""
-    config = eval_watch._session_config(["board.carry_over_bump=True", "repair_max_cells=3",
+    config = eval_watch._session_config(["board.carry_over_bump=False", "repair_max_cells=3",
                                          "pool_set_geometry=True"])
-    assert config.board_tracker.carry_over_bump is True
+    assert config.board_tracker.carry_over_bump is False
     assert config.tracker.repair_max_cells == 3 and config.pool_set_geometry is True
-    assert eval_watch._session_config([]).board_tracker.carry_over_bump is False
+    assert eval_watch._session_config([]).board_tracker.carry_over_bump is True
     with pytest.raises(SystemExit):
         eval_watch._session_config(["board.no_such_knob=1"])
 
@@ -124,6 +124,6 @@ def test_default_session_builds_its_board_tracker_from_the_session_config():
     from vision.live.session import default_session
     from vision.locate.config import TrackerConfig as BoardTrackerConfig
 
-    knobs = SessionConfig(board_tracker=BoardTrackerConfig(carry_over_bump=True))
+    knobs = SessionConfig(board_tracker=BoardTrackerConfig(carry_over_bump=False))
     session = default_session(log_dir=None, resume=False, config=knobs)
-    assert session.locator.__self__.config.carry_over_bump is True
+    assert session.locator.__self__.config.carry_over_bump is False

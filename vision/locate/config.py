@@ -696,7 +696,10 @@ class TrackerConfig:
     #: camera, not the board: the pose tracked before it was fitted with fewer pieces on
     #: the board, while a search from scratch on the crowded board after it can misfit the
     #: far rows by a tenth of a pitch and be kept for the rest of the game (game 1037010).
-    carry_over_bump: bool = False
+    #: On since session 38 (helper-38a): dev 1037010 never recovered -> 0.47 s (0.018 pitch
+    #: after); the other 14 dev bump videos and the 5 held-out ones (1038003/010/017/103/
+    #: 110) unchanged, no pose carried there.
+    carry_over_bump: bool = True
 
     def __post_init__(self) -> None:
         if self.thumb_width_px < 32:
