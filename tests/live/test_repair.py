@@ -179,10 +179,13 @@ def test_a_chain_of_pushed_aside_pieces_is_corrected_in_one_go():
     # was recorded LRTS. Three cells wrong from one misread: one correction of three cells.
     B1, C1 = Cell.from_name("b1"), Cell.from_name("c1")
     # Re-checks wait past each placement's settle here (recheck_s), so that the chain builds
-    # up before any correction: the chain, not the timing, is under test.
+    # up before any correction: the chain, not the timing, is under test. The trade of a
+    # guess for its own likeliest piece (trade_guess_own_best) would mend the chain as it
+    # builds; it is off here so that the repair's chain itself is tested.
     for max_cells, corrected in ((2, False), (TrackerConfig().repair_max_cells, True)):
         feed = Feed(StateTracker(config=TrackerConfig(repair_max_cells=max_cells,
-                                                      recheck_s=1.5)))
+                                                      recheck_s=1.5,
+                                                      trade_guess_own_best=False)))
         feed.frames(1.0)
         weak = {A1: {"shape": 0.45}, B1: {"color": 0.8}, C1: {"height": 0.2}}
         feed.place("a1", "DSSS", odds=weak)
