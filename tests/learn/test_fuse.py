@@ -65,7 +65,8 @@ def test_fused_reader_runs_both_readers() -> None:
 
 def test_fused_reader_without_its_extra_steps_is_the_plain_fusion() -> None:
     """``read_cells_fused`` with the board colours, the brightening, the odds calibration and
-    the top-outline evidence switched off gives exactly what fusing the two readers' observations gives."""
+    the top-outline evidence switched off gives exactly what fusing the two readers'
+    observations gives."""
     from pathlib import Path
 
     import cv2
