@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -412,10 +412,19 @@ def with_hole_sizes(
     """``odds`` with the bore-size evidence (``vision.learn.hole_size``) added at
     ``config.weight`` to the height of every cell it measured; other cells keep theirs."""
     llr = hole_height_evidence(frame_bgr, view, odds, occ, visible, config)
+    return _with_height_evidence(odds, llr, config.weight)
+
+
+def _with_height_evidence(
+    odds: list[dict[str, float | None]], llr: Sequence[float] | NDArray[np.float64],
+    weight: float,
+) -> list[dict[str, float | None]]:
+    """``odds`` with ``weight`` times each cell's height log-likelihood ratio added to its
+    height (cells with no evidence, or no height read, keep theirs)."""
     out = []
     for o, e in zip(odds, llr, strict=True):
         if e != 0.0 and o["height"] is not None:
-            o = {**o, "height": _shifted(float(o["height"]), config.weight * float(e))}
+            o = {**o, "height": _shifted(float(o["height"]), weight * float(e))}
         out.append(o)
     return out
 
@@ -433,12 +442,7 @@ def with_wall_heights(
     heights = wall_heights(frame_bgr, view, measure, hollow, config)
     p_tall = np.array([0.5 if o["height"] is None else float(o["height"]) for o in odds])
     llr = wall_height_evidence(heights, p_tall, view.spec.cell_diameter_m, config)
-    out = []
-    for o, e in zip(odds, llr, strict=True):
-        if e != 0.0 and o["height"] is not None:
-            o = {**o, "height": _shifted(float(o["height"]), config.weight * float(e))}
-        out.append(o)
-    return out
+    return _with_height_evidence(odds, llr, config.weight)
 
 
 def top_rim_cells(
@@ -471,12 +475,7 @@ def with_top_rims(
     scores, _ = top_rim_scores(frame_bgr, view, feats.frames, (fit.short_m, fit.tall_m),
                                measure, square, hollow, config)
     llr = top_rim_evidence(scores, square, config)
-    out = []
-    for o, e in zip(odds, llr, strict=True):
-        if e != 0.0 and o["height"] is not None:
-            o = {**o, "height": _shifted(float(o["height"]), config.weight * float(e))}
-        out.append(o)
-    return out
+    return _with_height_evidence(odds, llr, config.weight)
 
 
 def _unseen_tops(learned: Observation, config: LearnedReaderConfig) -> list[bool]:
