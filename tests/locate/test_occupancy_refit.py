@@ -95,7 +95,12 @@ def test_a_crowded_board_is_judged_by_the_board_nearest_the_camera(monkeypatch):
     view = make_view(40.0, 70.0)
     pieces = tuple(k for k in range(16) if k not in (0, 5, 10, 15))
     frame = draw_board(view, pieces=pieces, **LIGHT_BOARD)
-    assert find_board(frame, config=LocateConfig(occupancy_refit=True))
+    # The marking screened by edges near the grid (marking_screen_near, on by default) fits
+    # this drawn board's grid farther off (worst cell 0.23 of a pitch against 0.13 with the
+    # quick RANSACs), and the occupancy is judged on that grid: the quick RANSACs are kept
+    # here, as the occupancy judge is under test, not the marking.
+    assert find_board(frame, config=LocateConfig(occupancy_refit=True,
+                                                 marking_screen_near=False))
     (H_work, occupied), = calls["occupied"]
     assert occupied[_truth_mask(view, H_work, pieces)].sum() >= 11
     assert (~occupied).sum() < 6
