@@ -113,7 +113,8 @@ def intrinsics_for(
     return est, True
 
 
-def _grid_points(half_m: float, n: int = 5) -> FloatArray:
+def grid_points(half_m: float, n: int = 5) -> FloatArray:
+    """An ``n`` x ``n`` grid of board (x, y) points over +-``half_m``, x running fastest."""
     v = np.linspace(-half_m, half_m, n)
     xx, yy = np.meshgrid(v, v)
     return np.column_stack([xx.ravel(), yy.ravel()])
@@ -122,6 +123,21 @@ def _grid_points(half_m: float, n: int = 5) -> FloatArray:
 def _apply(H: FloatArray, pts: FloatArray) -> FloatArray:
     q = pts @ H[:, :2].T + H[:, 2]
     return q[:, :2] / q[:, 2:3]
+
+
+def pose_from_points(board_xy: FloatArray, image_xy: FloatArray, K: FloatArray,
+                     dist: FloatArray | None, init: Pose) -> Pose | None:
+    """The pose putting the board points ``board_xy`` (on the board's plane) at the pixels
+    ``image_xy`` (``cv2.solvePnP``, iterative, started from ``init``), or None when it
+    fails."""
+    obj = np.column_stack([board_xy, np.zeros(len(board_xy))])
+    ok, rvec, tvec = cv2.solvePnP(obj, image_xy, K, dist, rvec=init.rvec.reshape(3, 1).copy(),
+                                  tvec=init.t.reshape(3, 1).copy(), useExtrinsicGuess=True,
+                                  flags=cv2.SOLVEPNP_ITERATIVE)
+    if not ok:
+        return None
+    R, _ = cv2.Rodrigues(rvec)
+    return Pose(R, tvec.reshape(3))
 
 
 def refine_pose(H: FloatArray, K: FloatArray, half_m: float) -> tuple[Pose, float]:
@@ -142,18 +158,11 @@ def refine_pose(H: FloatArray, K: FloatArray, half_m: float) -> tuple[Pose, floa
     fitted homography when ``K`` is not exactly right; matching a 5x5 grid of points of the
     board with ``cv2.solvePnP`` keeps the cell centres where the image put them.
     """
-    pts = _grid_points(half_m)
+    pts = grid_points(half_m)
     img = _apply(H, pts)
-    obj = np.column_stack([pts, np.zeros(len(pts))])
     init = pose_from_homography(H, K)
-    ok, rvec, tvec = cv2.solvePnP(obj, img, K, None, rvec=init.rvec.reshape(3, 1).copy(),
-                                  tvec=init.t.reshape(3, 1).copy(), useExtrinsicGuess=True,
-                                  flags=cv2.SOLVEPNP_ITERATIVE)
-    if not ok:
-        pose = init
-    else:
-        R, _ = cv2.Rodrigues(rvec)
-        pose = Pose(R, tvec.reshape(3))
+    pose = pose_from_points(pts, img, K, None, init) or init
+    obj = np.column_stack([pts, np.zeros(len(pts))])
     cam = obj @ pose.R.T + pose.t
     proj = cam[:, :2] / cam[:, 2:3] * np.array([K[0, 0], K[1, 1]]) + K[:2, 2]
     return pose, float(np.sqrt(np.mean(np.sum((proj - img) ** 2, axis=1))))

@@ -32,10 +32,11 @@ import numpy as np
 from numpy.typing import NDArray
 
 from vision.geometry.board_view import BoardNotFound, BoardView
-from vision.geometry.camera import Camera, Intrinsics, Pose
+from vision.geometry.camera import Camera, Intrinsics
 from vision.locate.config import BumpConfig, LocateConfig, TrackerConfig
 from vision.locate.finder import check_frame, find_board
 from vision.locate.fit import EdgeConfig, edge_search
+from vision.locate.pose import grid_points, pose_from_points
 
 FloatArray = NDArray[np.float64]
 log = logging.getLogger(__name__)
@@ -443,15 +444,13 @@ def carry_view(before: NDArray[np.uint8], view: BoardView, after: NDArray[np.uin
     """
     b = config or BumpConfig()
     spec = view.spec
-    half = spec.side_m / 2.0
-    g = np.linspace(-half, half, 5)
-    board_xy = np.array([(x, y) for y in g for x in g])
+    board_xy = grid_points(spec.side_m / 2.0)
     outline = view.project(board_xy[[0, 4, 24, 20]])
+    if not np.all(np.isfinite(outline)):
+        return None
     g0 = cv2.cvtColor(before, cv2.COLOR_BGR2GRAY)
     g1 = cv2.cvtColor(after, cv2.COLOR_BGR2GRAY)
     mask = np.zeros(g0.shape, np.uint8)
-    if not np.all(np.isfinite(outline)):
-        return None
     cv2.fillConvexPoly(mask, np.round(outline).astype(np.int32), 255)
     grow = max(1, round(b.carry_margin_pitch * _pitch_px(view)))
     mask = cv2.dilate(mask, cv2.getStructuringElement(cv2.MORPH_RECT, (2 * grow + 1,) * 2))
@@ -481,17 +480,10 @@ def carry_view(before: NDArray[np.uint8], view: BoardView, after: NDArray[np.uin
     if not np.all(np.isfinite(img)):
         return None
     intr = view.camera.intrinsics
-    obj = np.column_stack([board_xy, np.zeros(len(board_xy))])
-    pose = view.camera.pose
-    ok, rvec, tvec = cv2.solvePnP(obj, img, intr.matrix, intr.dist,
-                                  rvec=pose.rvec.reshape(3, 1).copy(),
-                                  tvec=pose.t.reshape(3, 1).copy(), useExtrinsicGuess=True,
-                                  flags=cv2.SOLVEPNP_ITERATIVE)
-    if not ok:
+    pose = pose_from_points(board_xy, img, intr.matrix, intr.dist, view.camera.pose)
+    if pose is None:
         return None
-    R, _ = cv2.Rodrigues(rvec)
-    carried = BoardView(Camera(intr, Pose(R, tvec.reshape(3))), spec,
-                        calibrated=view.calibrated, score=view.score)
+    carried = BoardView(Camera(intr, pose), spec, calibrated=view.calibrated, score=view.score)
     if carried.camera.pose.camera_center[2] <= 0:
         return None
     return carried
