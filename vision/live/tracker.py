@@ -831,25 +831,16 @@ class StateTracker:
                 new_cells = [c for c in new_cells if c not in unchanged]
                 for cell in unchanged:
                     self._arrivals.held_back[cell] = self._log_odds(cell)
-                    self._forget_new(cell)
-                names = ", ".join(c.name for c in unchanged)
-                events += self._warn_once(
-                    "unchanged:" + names,
-                    now,
-                    f"{names} read occupied together with {shown.name}, but the image did "
-                    f"not change there as a piece put there would change it; not taken as a "
-                    "move (one piece arrives per turn); re-checked after the next hand",
-                )
+                events += self._not_a_move(
+                    unchanged, "unchanged", now,
+                    f"read occupied together with {shown.name}, but the image did not change "
+                    "there as a piece put there would change it; not taken as a move (one "
+                    "piece arrives per turn); re-checked after the next hand")
         if echoes and arrival is not None:
-            for cell in echoes:
-                self._forget_new(cell)
-            names = ", ".join(c.name for c in echoes)
-            events += self._warn_once(
-                "held:" + names,
-                now,
-                f"{names} looked occupied together with {arrival.name}; not taken as a move "
-                "(one piece arrives per turn: a neighbour cell seeing the new piece)",
-            )
+            events += self._not_a_move(
+                echoes, "held", now,
+                f"looked occupied together with {arrival.name}; not taken as a move (one "
+                "piece arrives per turn: a neighbour cell seeing the new piece)")
         if (not new_cells and not echoes and not self._first_seen and self._refused
                 and self._hand_since_settle):
             # A hand came and went and nothing else shows the turn's piece: it went on a
@@ -1748,6 +1739,15 @@ class StateTracker:
         """Forget when ``cell`` was first seen occupied (and weakly): it is held back, not new."""
         self._first_seen.pop(cell, None)
         self._weak_since.pop(cell, None)
+
+    def _not_a_move(self, cells: Sequence[Cell], kind: str, now: float,
+                    why: str) -> list[Event]:
+        """``cells``, new beside the turn's arrival, forgotten as new (``_forget_new``), and
+        one warning naming them (``why`` follows their names), once per ``kind`` and cells."""
+        for cell in cells:
+            self._forget_new(cell)
+        names = ", ".join(c.name for c in cells)
+        return self._warn_once(f"{kind}:{names}", now, f"{names} {why}")
 
     def _warn_once(self, key: str, now: float, message: str) -> list[Event]:
         if key in self._warned or self.game is None:
