@@ -85,7 +85,13 @@ from vision.locate.lattice import (
     window_nodes_near,
     window_offsets,
 )
-from vision.locate.layout import LayoutFit, board_to_grid, fit_layout, frame_correspondences
+from vision.locate.layout import (
+    LayoutFit,
+    board_to_grid,
+    fit_layout,
+    frame_correspondences,
+    near_frame_score,
+)
 from vision.locate.peak_grid import (
     drift_pitch,
     frame_peaks,
@@ -250,12 +256,16 @@ def edge_threshold(gray_f: NDArray[np.float32], config: LocateConfig) -> float:
 def _judge(gray_work: NDArray[np.float32], Hf: FloatArray, rf: float, edge: EdgeConfig,
            inner: float, outer: float, ells: list[Ellipse], peaks: FloatArray,
            config: LocateConfig, cells: FloatArray | None = None, near_arcs: bool = False,
+           near_frame: bool = False, near_gates: bool = False,
            ) -> tuple[float, LayoutFit] | None:
     """Score of a fitted grid as a board, or None when it fails a check. ``cells``: the
     grid's 16 cells' edge offsets at 1.5 px (``best_window``'s ``cells_out``), when known:
     they are not searched again. ``near_arcs``: the score's ring contrast is read on the
     outlines' sides facing the camera's foot (``near_arc_contrast``; the checks are the
-    same)."""
+    same). ``near_frame``: the score's frame term is read on the board's side facing the
+    foot (``near_frame_score``; the check is the whole frame's). ``near_gates``: the ring
+    contrast checks against the half-cell control and clear of the outline read on the
+    rings' near sides (the window's contrast with its surroundings stays whole)."""
     size_wh = (gray_work.shape[1], gray_work.shape[0])
     if not plausible_grid(Hf, size_wh, config.min_ring_axis_px, config.max_foreshortening):
         log.debug("rejected: implausible grid")
@@ -278,7 +288,16 @@ def _judge(gray_work: NDArray[np.float32], Hf: FloatArray, rf: float, edge: Edge
         return None
     # The grid must stand out both from itself moved half a cell and from the ring of
     # positions around it (a pattern that goes on is not a board).
-    contrast = min(float(on_sup.mean() - off_sup.mean()), inner - outer)
+    foot = arc_contrast = None
+    if near_arcs or near_frame or near_gates:
+        # The foot under the default field of view (a direction is all that is needed).
+        foot, _ = _camera_foot(Hf, 1.0, None, size_wh, config)
+    if near_gates:
+        assert foot is not None
+        arc_contrast = near_arc_contrast(gray_work, Hf, rf, foot, config.near_arc_min_cos, edge)
+        contrast = min(arc_contrast, inner - outer)
+    else:
+        contrast = min(float(on_sup.mean() - off_sup.mean()), inner - outer)
     if contrast < config.min_ring_contrast:
         log.debug("rejected: ring contrast %.2f", contrast)
         return None
@@ -288,20 +307,28 @@ def _judge(gray_work: NDArray[np.float32], Hf: FloatArray, rf: float, edge: Edge
         return None
     # The rings' own evidence: not where the board's edge runs.
     to_board = np.asarray(np.linalg.inv(board_to_grid(lay.rotation_deg)), dtype=np.float64)
+    arcs = (NearArcs(foot, config.near_arc_min_cos)
+            if near_gates and foot is not None else None)
     clear = contrast_clear_of_outline(gray_work, Hf, rf, edge, to_board, lay.side / 2.0,
-                                      config.outline_clearance_pitch, offsets=cells)
+                                      config.outline_clearance_pitch, offsets=cells, arcs=arcs)
     contrast = min(contrast, clear)
     if contrast < config.min_ring_contrast:
         log.debug("rejected: ring contrast clear of the outline %.2f", clear)
         return None
     if near_arcs:
         # What the pieces leave of the rings: their near sides (``near_outline_arc_contrast``).
-        # The foot under the default field of view (a direction is all that is needed).
-        foot, _ = _camera_foot(Hf, 1.0, None, size_wh, config)
-        contrast = near_arc_contrast(gray_work, Hf, rf, foot, config.near_arc_min_cos, edge)
+        assert foot is not None
+        contrast = (arc_contrast if arc_contrast is not None else
+                    near_arc_contrast(gray_work, Hf, rf, foot, config.near_arc_min_cos, edge))
+    frame = lay.frame_score
+    if near_frame:
+        # What the pieces leave of the board's frame: its near side (``near_outline_near_frame``).
+        assert foot is not None
+        frame = near_frame_score(gray_work, Hf, lay, foot, config.near_arc_min_cos, config,
+                                 replace(edge, mode="edge", polarity=0))
     # Rings found independently as closed ellipses of the right size, or cells the network
     # marked, are the most specific evidence; each adds a little.
-    return contrast + lay.frame_score + config.candidate_weight * n_cand, lay
+    return contrast + frame + config.candidate_weight * n_cand, lay
 
 
 def smoothed(gray: NDArray[np.uint8], sigma_px: float) -> NDArray[np.float32]:
@@ -663,7 +690,8 @@ def _judged_inside(quads: Sequence[FloatArray], work_f: NDArray[np.float32],
                    edge: EdgeConfig, peaks: tuple[FloatArray, FloatArray],
                    config: LocateConfig, max_grids: int,
                    sides_agree: Callable[[FloatArray, LayoutFit], bool],
-                   near_arcs: bool = False) -> Fitted | None:
+                   near_arcs: bool = False, near_frame: bool = False,
+                   near_gates: bool = False) -> Fitted | None:
     """The best judged grid placed inside one of the board outlines ``quads`` (work pixels),
     as the outline searches place them (``_outline_search``, ``_near_outline_search``), or
     None: for each outline and board family the grid centred and turned with the square,
@@ -672,7 +700,7 @@ def _judged_inside(quads: Sequence[FloatArray], work_f: NDArray[np.float32],
     fitted to the cell outlines from the longest reach, judged with the peaks counted on
     their cells, and kept only when ``sides_agree(H, layout)`` (the board's sides found
     again where the grid puts them). The caller applies its own score bar. ``near_arcs``:
-    judged on the rings' near sides (``_judge``)."""
+    judged on the rings' near sides (``_judge``); ``near_frame``, ``near_gates`` likewise."""
     size_wh = (work_f.shape[1], work_f.shape[0])
     placed: list[tuple[int, float, FloatArray, float, EdgeConfig]] = []
     for quad in quads:
@@ -704,7 +732,8 @@ def _judged_inside(quads: Sequence[FloatArray], work_f: NDArray[np.float32],
             cells: list[FloatArray] = []
             _, inner, outer = best_window(work_f, H, r, ee, no_shift, cells)
             judged = _judge(work_f, H, r, ee, inner, outer, [], peaks[0], config, cells[0],
-                            near_arcs=near_arcs)
+                            near_arcs=near_arcs, near_frame=near_frame,
+                            near_gates=near_gates)
             if judged is None or (best is not None and judged[0] <= best[2]):
                 continue
             if not sides_agree(H, judged[1]):
@@ -784,7 +813,9 @@ def _near_outline_search(frame: NDArray[np.uint8], work: NDArray[np.uint8],
     chroma = (chroma_channels(frame, size_wh, config.smooth_sigma_px)
               if config.near_outline_chroma else [])
     quads: list[FloatArray] = []
-    for start in starts if starts else _outline_starts(frame, work, peaks, config):
+    starts = list(starts if starts else _outline_starts(frame, work, peaks, config))
+    starts += peak_box_starts(peaks[0], config.near_outline_peak_box_scales)
+    for start in starts:
         if not np.all(np.isfinite(start)):
             continue
         found = near_sides(work_f, start, edge.min_edge, config)
@@ -803,11 +834,26 @@ def _near_outline_search(frame: NDArray[np.uint8], work: NDArray[np.uint8],
                           lambda H, lay: not near_side_pitch(work_f, H, lay, edge, config,
                                                              chroma)
                           > config.near_outline_max_corner_pitch,
-                          near_arcs=config.near_outline_arc_contrast)
+                          near_arcs=config.near_outline_arc_contrast,
+                          near_frame=config.near_outline_near_frame,
+                          near_gates=config.near_outline_arc_gates)
     if best is None or best[2] < config.near_outline_min_score:
         return None
     log.debug("board placed inside its near sides (score %.2f)", best[2])
     return best
+
+
+def peak_box_starts(peaks: FloatArray, scales: Sequence[float]) -> list[FloatArray]:
+    """Rough board outlines (work pixels) from the network's ``peaks`` (work pixels): their
+    smallest enclosing rectangle grown about its centre by each of ``scales`` (none with
+    fewer than 4 peaks or no scale). The peaks of a crowded board seen from low down cover
+    its cells, so the grown rectangle lies along the board's sides."""
+    if not len(scales) or len(peaks) < 4:
+        return []
+    box = cv2.boxPoints(cv2.minAreaRect(np.asarray(peaks, dtype=np.float32)))
+    box = np.asarray(box, dtype=np.float64)
+    centre = box.mean(axis=0)
+    return [centre + s * (box - centre) for s in scales]
 
 
 def _radius_search(work_f: NDArray[np.float32], edge: EdgeConfig,

@@ -222,3 +222,38 @@ def frame_correspondences(
         return EdgeMatches(np.zeros((0, 2)), np.zeros((0, 2)))
     return EdgeMatches(np.vstack(board_out), np.vstack(image_out), np.vstack(normal_out),
                        np.concatenate(group_out), np.vstack(dir_out))
+
+
+def near_frame_score(gray_f: NDArray[np.float32], H_grid: FloatArray, lay: LayoutFit,
+                     foot: FloatArray, min_cos: float, config: LocateConfig,
+                     edge: EdgeConfig, tol_px: float = 1.5) -> float:
+    """``lay.frame_score`` read on the board's near side only: the points of its square
+    outline (and, for the diagonal layout, of its big circle) whose outward normal makes at
+    least ``min_cos`` with the direction to the camera's ``foot`` (grid units), at the
+    layout's own side and circle radius.
+
+    Seen from low down, the pieces stand in front of the board's far side and the far half
+    of its big circle; the near side and the near half stay in view (a piece standing on a
+    cell never hides the board's edge nearest the camera). The side and circle radius are
+    the ones ``fit_layout`` chose on the whole outline."""
+    rot = lay.rotation_deg
+    to_board = np.asarray(np.linalg.inv(board_to_grid(rot)), dtype=np.float64)
+    foot_b = apply_h(to_board, foot[None, :])[0]
+    n = config.outline_samples
+
+    def near(pts: FloatArray, nrm: FloatArray, rotation: float) -> float:
+        d = foot_b[None, :] - pts
+        cos = (nrm * d).sum(axis=1) / np.maximum(np.hypot(d[:, 0], d[:, 1]), 1e-9)
+        keep = cos >= min_cos
+        if not keep.any():
+            return 0.0
+        return float(_support_many(gray_f, H_grid, pts[keep][None], nrm[keep][None],
+                                   rotation, edge, tol_px)[0])
+
+    unit_pts, unit_nrm = _square_points(1.0, n, config.outline_span)
+    outline = near(lay.side * unit_pts, unit_nrm, rot)
+    if lay.layout != LAYOUT_DIAGONAL or lay.big_circle <= 0:
+        return outline
+    c_pts, c_nrm = _circle_points(1.0, 4 * n)
+    # The circle is round: the same in board and grid axes (``fit_layout`` scores it at 0).
+    return max(outline, near(lay.big_circle * c_pts, c_nrm, rot))

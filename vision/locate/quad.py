@@ -574,9 +574,10 @@ def near_sides(gray_f: NDArray[np.float32], quad: FloatArray, min_edge: float,
     n0 = np.array([-v0[1], v0[0]])
     if float(np.dot(quad.mean(axis=0) - p0, n0)) < 0:
         n0 = -n0
+    face_max = config.near_outline_face_max_share * float(np.hypot(*(b - c)))
     par = [(float(np.dot(p - p0, n0)), (p, v)) for p, v in near[1:]
            if abs(float(np.dot(v, v0))) > math.cos(math.radians(3.0))
-           and float(np.dot(p - p0, n0)) > 2.0]
+           and 2.0 < float(np.dot(p - p0, n0)) <= face_max]
     if par and face_top:
         # The face's top edge, not its foot: the board's top is the square the grid lies in.
         variants = [min(par, key=lambda x: x[0])[1]]

@@ -160,7 +160,8 @@ def grid_contrast(gray_f: NDArray[np.float32], H: FloatArray, radius: float,
 def contrast_clear_of_outline(gray_f: NDArray[np.float32], H: FloatArray, radius: float,
                               config: EdgeConfig, grid_to_board: FloatArray, half_side: float,
                               clearance: float, tol_px: float = 1.5,
-                              offsets: FloatArray | None = None) -> float:
+                              offsets: FloatArray | None = None,
+                              arcs: NearArcs | None = None) -> float:
     """Ring support minus half-cell-shifted support, over outline points clear of the board's
     edge.
 
@@ -178,13 +179,19 @@ def contrast_clear_of_outline(gray_f: NDArray[np.float32], H: FloatArray, radius
     offsets : (16 * samples_per_ring,) float, optional
         The grid's ``cell_offsets`` at ``tol_px``, when known: the rings' points are then
         not searched again (every point is searched on its own: the same numbers).
+    arcs : NearArcs, optional
+        Only the outlines' sides facing ``arcs.foot`` (grid units) are counted, the moved
+        outlines' sides facing the same point (as in :func:`near_arc_contrast`).
     """
     pts, rad = ring_model_points(radius, config.samples_per_ring, config.shape)
+    centres = GRID_NODES[np.repeat(np.arange(len(GRID_NODES)), len(pts) // len(GRID_NODES))]
     shares = []
     for shift in (0.0, 0.5):
         p = pts + shift
         q = apply_h(grid_to_board, p)
         keep = np.abs(np.abs(q).max(axis=1) - half_side) > clearance
+        if arcs is not None:
+            keep &= arcs.mask(p, rad, centres + shift)
         if not keep.any():
             return 0.0
         if shift == 0.0 and offsets is not None:
