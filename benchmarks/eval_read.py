@@ -63,13 +63,22 @@ def main() -> None:
                              "where its two tops lie under PITCH cell pitches apart "
                              "(LearnedReaderConfig.hand_height_min_separation_pitch; default 0, "
                              "off)")
+    parser.add_argument("--hole-size", action="append", default=[], metavar="KEY=VALUE",
+                        help="set a field of the fused reader's HoleSizeConfig (a Python "
+                             "literal; repeatable), e.g. --hole-size pixel_m=0.0003")
+    parser.add_argument("--top-rim", action="append", default=[], metavar="KEY=VALUE",
+                        help="set a field of the fused reader's TopRimConfig (repeatable), "
+                             "e.g. --top-rim offset_step_m=0.003")
     args = parser.parse_args()
     from dataclasses import replace
 
     import vision.learn.fuse as fuse
+    from vision.evaluation.knobs import replaced
 
     if args.hole_size_weight is not None:
         fuse.DEFAULT_HOLE_SIZE = replace(fuse.DEFAULT_HOLE_SIZE, weight=args.hole_size_weight)
+    if args.hole_size:
+        fuse.DEFAULT_HOLE_SIZE = replaced(fuse.DEFAULT_HOLE_SIZE, args.hole_size)
     if args.top_band_weight is not None:
         fuse.DEFAULT_TOP_BAND = replace(fuse.DEFAULT_TOP_BAND, weight=args.top_band_weight)
     read = cell_reader(args.reader)
@@ -80,16 +89,18 @@ def main() -> None:
         from vision.learn.config import WallHeightConfig
 
         reader_knobs["wall_height"] = WallHeightConfig(weight=args.wall_height_weight)
-    if args.top_rim_weight is not None:
+    if args.top_rim_weight is not None or args.top_rim:
         from vision.learn.config import TopRimConfig
 
-        reader_knobs["top_rim"] = TopRimConfig(weight=args.top_rim_weight)
+        rim = TopRimConfig() if args.top_rim_weight is None else \
+            TopRimConfig(weight=args.top_rim_weight)
+        reader_knobs["top_rim"] = replaced(rim, args.top_rim)
     if args.hand_height_min_separation is not None:
         reader_knobs["hand_height_min_separation_pitch"] = args.hand_height_min_separation
     if reader_knobs:
         if args.reader != "fused":
-            parser.error("--decode-by-occupancy, --wall-height-weight and --top-rim-weight "
-                         "apply to the fused reader only")
+            parser.error("--decode-by-occupancy, --wall-height-weight, --top-rim-weight and "
+                         "--top-rim apply to the fused reader only")
         from functools import partial
 
         from vision.learn.config import LearnedReaderConfig

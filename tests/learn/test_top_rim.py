@@ -73,3 +73,34 @@ def test_the_fused_heights_move_towards_the_outlines_and_only_on_steep_cells() -
     same = with_top_rims(odds, occ, visible, img, view, feats,  # type: ignore[arg-type]
                          TopRimConfig(weight=1.0, min_elevation_deg=89.0))
     assert same == odds
+
+
+@pytest.mark.parametrize("spread_weight", [0.0, 0.5])
+def test_outlines_sampled_together_equal_each_sampled_alone_bit_for_bit(
+        spread_weight: float) -> None:
+    """``top_rim._contrasts`` (every outline set on every height's plane sampled in one
+    pass, session 39) gives each plane's and set's contrast exactly as
+    ``outline_contrast`` does alone: the scores, and so the readings, do not move."""
+    from vision.learn.top_rim import _contrasts, _outline, _outline_offsets, outline_contrast
+
+    rng = np.random.default_rng(39)
+    lab = rng.uniform(0.0, 100.0, (120, 140, 3)).astype(np.float32)
+    g = np.arange(-2, 3) * 0.0015
+    offsets = np.array([(a, b) for a in g for b in g])
+    centre = np.zeros((1, 2))
+    for _ in range(5):
+        planes = [(rng.uniform(50.0, 90.0, 2), rng.normal(0.0, 1500.0, (2, 2)))
+                  for _ in range(2)]
+        edge_m = float(rng.uniform(3e-4, 8e-4))
+        radii_a = rng.uniform(0.008, 0.012, 11)
+        radii_b = 0.6 * radii_a
+        square = _outline(True, float(rng.uniform(0.0, 1.5)), 24)
+        circle = _outline(False, 0.0, 24)
+        sets = [(radii_a, offsets, square), (radii_b, offsets, circle), (radii_a, centre, circle)]
+        both = [_outline_offsets(r, o, *u, edge_m) for r, o, u in sets]
+        got = _contrasts(lab, planes, both, spread_weight)
+        for k, (r, o, u) in enumerate(sets):
+            for h, (origin, jac) in enumerate(planes):
+                alone = outline_contrast(lab, origin, jac, r, o, *u, edge_m, spread_weight)
+                assert got[k][h].shape == alone.shape
+                assert np.array_equal(got[k][h], alone)

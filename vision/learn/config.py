@@ -320,6 +320,10 @@ class TopRimConfig:
     #: The piece's offset from its cell centre: searched over +-``max_offset_m`` in steps of
     #: ``offset_step_m``, Gaussian prior of ``offset_sigma_m`` (renders: 0.25 of the slack
     #: between piece and ring, 1 mm, clipped at 2.4 mm; a hand is less tidy).
+    #: Session 39 (helper-39g): ``offset_step_m`` 0.003 (3x3 offsets) with ``scales`` 0.80-1.10
+    #: in 0.06 (6 widths) costs a steep board about 13 ms less; dev stills from 60 up, label's
+    #: board 15 -> 16 pieces wrong of 497 alone; with ``HoleSizeConfig.pixel_m`` 0.0003 25 ->
+    #: 23 of 581 (label's board) and 10 -> 8 of 483 (finder's, fresh1361). Left as they are.
     max_offset_m: float = 0.003
     offset_step_m: float = 0.0015
     offset_sigma_m: float = 0.0015

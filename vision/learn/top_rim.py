@@ -105,6 +105,45 @@ def _outline(shape_square: bool, yaw: float, n: int) -> tuple[FloatArray, FloatA
     return np.vstack(pts) @ rot.T, np.vstack(nor) @ rot.T
 
 
+def _outline_offsets(radii_m: FloatArray, offsets_m: FloatArray, unit: FloatArray,
+                     normal: FloatArray, edge_m: float) -> FloatArray:
+    """The inside and outside sample points (2, R, O, P, 2), metres on the board's axes from
+    the cell's axis, of the outlines ``unit`` / ``normal`` (P, 2) scaled by each of ``radii_m``
+    (R,) around each of ``offsets_m`` (O, 2); the same on every height's plane."""
+    inner = radii_m[:, None, None, None] * unit[None, None] - edge_m * normal[None, None]
+    outer = radii_m[:, None, None, None] * unit[None, None] + edge_m * normal[None, None]
+    return np.asarray(np.stack([inner, outer]) + offsets_m[None, None, :, None, :])
+
+
+def _contrasts(lab: NDArray[np.float32], planes: Sequence[tuple[FloatArray, FloatArray]],
+               both: Sequence[FloatArray], spread_weight: float = 0.0) -> list[FloatArray]:
+    """:func:`outline_contrast` of every point set of ``both`` (each (2, ..., P, 2), from
+    :func:`_outline_offsets`) on every plane (origin, Jacobian) of ``planes``, sampled in one
+    pass: a list over ``both`` of (len(planes), ...) arrays. Each value equals the one
+    :func:`outline_contrast` returns, to the last bit: the same float64 products (one
+    matrix product per plane, whose sums do not depend on how many points it holds), each
+    sample bilinear on its own, the same reductions along the outline."""
+    sizes = [b.size // 2 for b in both]
+    flat = np.concatenate([b.reshape(-1, 2) for b in both]) if len(both) > 1 \
+        else both[0].reshape(-1, 2)
+    px = np.stack([(o + flat @ j.T).astype(np.float32) for o, j in planes])
+    vals = _sample(lab, px)  # (H, N, 3)
+    out = []
+    start = 0
+    for b, n in zip(both, sizes, strict=True):
+        v = vals[:, start:start + n].reshape(len(planes), *b.shape[:-1], 3)
+        start += n
+        diff = v[:, 0] - v[:, 1]
+        contrast = np.sqrt((diff ** 2).sum(axis=-1)).mean(axis=-1)
+        if spread_weight > 0:
+            inside = v[:, 0]
+            mid = np.median(inside, axis=-2, keepdims=True)
+            spread = np.sqrt(((inside - mid) ** 2).sum(axis=-1)).mean(axis=-1)
+            contrast = contrast - spread_weight * spread
+        out.append(np.asarray(contrast, np.float64))
+    return out
+
+
 def outline_contrast(
     lab: NDArray[np.float32], origin: FloatArray, jac: FloatArray, radii_m: FloatArray,
     offsets_m: FloatArray, unit: FloatArray, normal: FloatArray, edge_m: float,
@@ -173,37 +212,30 @@ def top_rim_scores(
         edge_m = config.edge_px / max(px_per_m, 1e-9)
         planes = [(origin[n, hk] - shift, jac[n, hk]) for hk in range(len(heights))]
 
-        def best_of(outlines: list[tuple[FloatArray, FloatArray]], radii: FloatArray,
-                    planes: list[tuple[FloatArray, FloatArray]] = planes,
-                    edge_m: float = edge_m) -> tuple[FloatArray, FloatArray]:
-            """The outline (a square's yaw, a bore's size) that fits best on the cell's
-            axis at any height and width, shared by the hypotheses."""
-            if len(outlines) == 1:
-                return outlines[0]
-            fit = [max(float(np.max(outline_contrast(lab, o, j, radii, centre, u, nr, edge_m)))
-                       for o, j in planes) for u, nr in outlines]
-            return outlines[int(np.argmax(fit))]
+        def best_of(candidates: list[FloatArray],
+                    planes: list[tuple[FloatArray, FloatArray]] = planes) -> int:
+            """Which outline (a square's yaw, a bore's size; ``candidates`` their points
+            on the axis) fits best at any height and width, shared by the hypotheses."""
+            if len(candidates) == 1:
+                return 0
+            fit = [float(np.max(c)) for c in _contrasts(lab, planes, candidates)]
+            return int(np.argmax(fit))
 
         width = config.square_width * f if square[i] else f
         radii = 0.5 * width * scales
-        rim = best_of(squares, radii) if square[i] else circle
+        rim = squares[best_of([_outline_offsets(radii, centre, *o, edge_m)
+                               for o in squares])] if square[i] else circle
+        main = [_outline_offsets(radii, offsets, *rim, edge_m)]
         if hollow[i]:
             # the bore's size (a share of the width), as the yaw: its best fit on the axis
-            sizes = [(0.5 * q * width * scales, q) for q in config.bore_fractions]
-            fit_q = [max(float(np.max(outline_contrast(lab, o, j, r, centre, *circle,
-                                                       edge_m)))
-                         for o, j in planes) for r, _ in sizes]
-            bore = sizes[int(np.argmax(fit_q))][0]
-        fits = []  # per height: (S, O) contrast
-        for o, j in planes:
-            c = outline_contrast(lab, o, j, radii, offsets, *rim, edge_m,
-                                 config.inside_spread_weight)
-            if hollow[i]:
-                c = ((1.0 - config.bore_share) * c + config.bore_share
-                     * outline_contrast(lab, o, j, bore, offsets, *circle, edge_m,
-                                        config.inside_spread_weight))
-            fits.append(c)
-        fit = np.array(fits)  # (H, S, O)
+            sizes = [0.5 * q * width * scales for q in config.bore_fractions]
+            bore = sizes[best_of([_outline_offsets(r, centre, *circle, edge_m)
+                                  for r in sizes])]
+            main.append(_outline_offsets(bore, offsets, *circle, edge_m))
+        c = _contrasts(lab, planes, main, config.inside_spread_weight)
+        fits = c[0] if not hollow[i] else \
+            (1.0 - config.bore_share) * c[0] + config.bore_share * c[1]
+        fit = np.asarray(fits)  # (H, S, O)
         best = float(np.max(fit))
         if not np.isfinite(best) or best <= 0:
             continue
