@@ -16,6 +16,8 @@ is read from the warning's wording:
 - ``unseen_values``: "the X of the piece on Y was never in view" (``gate_unseen_values``);
 - ``guess_elimination``: "reads X only by elimination through the guess on Y"
   (``gate_guess_elimination``);
+- ``co_arrival``: "came with another in one hand's turn" (``gate_co_arrival_part_view``);
+- ``echo_values``: "read so before the piece came there" (``gate_echo_part_view``);
 - ``confidence``: "not read surely enough" (``quarto_confidence``);
 - ``record``: "the record has X otherwise": not a held line of the record but a line the
   record does not hold (``possible_line_warning``); listed, not counted as held.
@@ -49,6 +51,10 @@ def rule_of(message: str) -> str:
         return "guess_elimination"
     if "not read surely enough" in message:
         return "confidence"
+    if "came with another in one hand's turn" in message:
+        return "co_arrival"
+    if "read so before the piece came there" in message:
+        return "echo_values"
     if re.search(r": the piece on [a-d][1-4] was never in view", message):
         return "hidden_guess"
     return "unseen_values"

@@ -72,6 +72,9 @@ class _Recording:
     #: the still scene it was recorded in (``StateTracker._scene``): the same while no hand
     #: came and the view did not move
     scene: int = 0
+    #: committed in one settle with another move, not the one the image changed on most:
+    #: one hand places one piece, so it may be a phantom (``gate_co_arrival_part_view``)
+    co_arrival: bool = False
 
 
 class StateTracker:
@@ -416,6 +419,8 @@ class StateTracker:
         1030102: a nudge's change gave b1 a move at 28.0 s; b1 read empty, 0.04 at 0.75 in
         view, until its real piece came at 48.5 s; by elimination its line was shouted at
         46.1 s, before the piece)."""
+        if self._co_arrival_unseen(cell):
+            return False  # one hand, one piece: this one may be a phantom
         game = self.game
         if game is not None and any(m.cell == cell and m.index == event.get("after_move")
                                     for m in game.moves):
@@ -447,11 +452,38 @@ class StateTracker:
         them for a piece taken from the image's change alone, else those never seen
         (``gate_unseen_values``) or, on a guess, never read clearly
         (``gate_guess_part_view``)."""
-        if self._hidden_guess.get(cell):
+        if self._hidden_guess.get(cell) or self._co_arrival_unseen(cell):
             return list(shared)
         unread = {*self._unseen_values(cell, shared), *self._unclear_guess_values(cell, shared),
-                  *self._eliminated_values(cell, shared)}
+                  *self._eliminated_values(cell, shared), *self._echo_values(cell, shared)}
         return [a for a in shared if a in unread]
+
+    def _part_view(self, cell: Cell, recording: _Recording, share: float) -> bool:
+        """Whether ``cell``'s piece was seen under ``share`` of it when recorded and now."""
+        return share > 0 and max(recording.seen, self._seen_now(cell)) < share
+
+    def _co_arrival_unseen(self, cell: Cell) -> bool:
+        """Whether ``cell``'s piece came in one settle with another move, not the one the
+        image changed on most, and is seen only in part (``gate_co_arrival_part_view``): one
+        hand places one piece, so it may be a phantom, its readings of what stands near."""
+        recording = self._recordings.get(cell)
+        return (self.config.gate_co_arrival_part_view and cell not in self._by_hand
+                and recording is not None and recording.co_arrival
+                and self._part_view(cell, recording, self.config.gate_guess_part_view))
+
+    def _echo_values(self, cell: Cell, shared: Mapping[str, str]) -> list[str]:
+        """The attributes of ``shared`` that ``cell``'s part view already read so (by
+        ``gate_guess_colour_lean`` at least) in the settles it stood occupied unrecorded
+        before its piece was recorded (``gate_echo_part_view``): the reading is of what
+        stood in front or beside, not of the piece."""
+        cfg = self.config
+        recording = self._recordings.get(cell)
+        if (not cfg.gate_echo_part_view or cell in self._by_hand or recording is None
+                or recording.before is None or not recording.before.frames
+                or not self._part_view(cell, recording, cfg.gate_guess_part_view)):
+            return []
+        return [a for a, value in shared.items()
+                if _leans_to(recording.before, a, value) >= cfg.gate_guess_colour_lean]
 
     def _forced_posteriors(self, cells: Sequence[Cell], branch: Sequence[Scored],
                            unread: Mapping[Cell, Sequence[str]]
@@ -462,8 +494,14 @@ class StateTracker:
         image's change alone (its readings are of the pieces in front). An unread value is
         then what the other cells' readings leave (``gate_forced_values``)."""
         flat: list[Scored] = []
+        own_view = self.config.gate_forced_own_view
         for cell, evidence in zip(cells, branch, strict=True):
             aside = list(ATTRIBUTES) if self._hidden_guess.get(cell) else unread.get(cell, [])
+            recording = self._recordings.get(cell)
+            if (aside and recording is not None and cell not in self._by_hand
+                    and self._part_view(cell, recording, own_view)):
+                # A sliver: its shape, height and top are guesses too (``gate_forced_own_view``).
+                aside = [a for a in ATTRIBUTES if a != "color" or a in aside]
             flat.append(FlatIn(evidence, aside) if aside else evidence)
         return dict(zip(cells, joint_posteriors(flat), strict=True))
 
@@ -477,6 +515,10 @@ class StateTracker:
         for cell in line:
             if self._hidden_guess.get(cell):
                 return f"the piece on {cell.name} was never in view"
+        for cell in line:
+            if self._co_arrival_unseen(cell):
+                return (f"the piece on {cell.name} came with another in one hand's turn and "
+                        f"was seen only in part: it may not be there")
         shared = event.get("shared", {})
         for cell in line:
             unseen = self._unseen_values(cell, shared)
@@ -487,6 +529,11 @@ class StateTracker:
             if unclear:
                 return (f"the piece on {cell.name} was recorded as a guess and its "
                         f"{' and '.join(unclear)} never read clearly")
+        for cell in line:
+            echoed = self._echo_values(cell, shared)
+            if echoed:
+                return (f"the {' and '.join(echoed)} of the piece on {cell.name} read so before "
+                        f"the piece came there, and it was seen only in part since")
         for cell in line:
             eliminated = self._eliminated_values(cell, shared)
             if eliminated:
@@ -1474,6 +1521,13 @@ class StateTracker:
                 f"{len(same_time)} pieces appeared at once ({names}); their order is a guess",
             )
         group_size = Counter(self._first_seen[c] for c in ordered)
+        doubtful: set[Cell] = set()
+        if self.config.gate_co_arrival_part_view and len(ordered) > 1:
+            # One hand places one piece: of moves committed in one settle, the one the image
+            # changed on most is the hand's; the others may be phantoms.
+            change = self._change or {}
+            hands = max(ordered, key=lambda c: change.get(c, 0.0)) if change else None
+            doubtful = {c for c in ordered if c != hands}
         for i, cell in enumerate(ordered):
             newest = i == len(ordered) - 1
             evidence = self._evidence.get(cell) or CellEvidence(self.config.evidence_frames)
@@ -1538,7 +1592,8 @@ class StateTracker:
             self._recordings[cell] = _Recording(
                 evidence.copy(), now, CellEvidence(self.config.history_frames), best,
                 before=self._views_before(cell, evidence),
-                seen=self._seen_now(cell), tilt=self._tilt_now(cell), scene=self._scene)
+                seen=self._seen_now(cell), tilt=self._tilt_now(cell), scene=self._scene,
+                co_arrival=cell in doubtful)
             events += game.place(cell, best, now)
             unplayed.remove(best)
         return events

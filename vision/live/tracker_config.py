@@ -715,6 +715,38 @@ class TrackerConfig:
     #: pieces, one with the value; fresh 1031006 at 0.53, which counted as a probability
     #: would have been shouted at 0.528) and one real (1026004, 0.29).
     gate_forced_values: float = 0.9
+    #: ``gate_forced_values`` sets aside, besides a line cell's unread values, every reading
+    #: of that cell but its colour when the cell is seen under this share of its piece (when
+    #: recorded and now): a sliver's shape, height and top are guesses too, so what the
+    #: elimination leaves must rest on the other cells' readings, as the rule says, not on
+    #: the unread cell's own sliver (colour shows on any part). 0 switches it off. Session
+    #: 39 (helper-39a): held-out low-angle 1038202, b3 seen at 0.07-0.14, its top never read
+    #: ("not seen (hidden?)", a blind guess recorded solid); its sliver read square 2 nats a
+    #: frame and tall (truly round and short), and those readings left the dark square tall
+    #: solid piece as b3's only candidate: "all solid" b1-b4 shouted at 0.96, falsely. 0.3
+    #: is where the visible-fraction calibration (session 13) found sure readings of the
+    #: parts wrong often (the top 3 in 15 under 0.3).
+    gate_forced_own_view: float = 0.0
+    #: One hand places one piece (one piece per turn). When one settle commits more than one
+    #: move (a missed settle, or a phantom beside the hand's piece), each but the one the
+    #: image changed on most (the hand's piece) may be a phantom; while it is seen under
+    #: ``gate_guess_part_view`` of a piece (when recorded and now), every value of a line
+    #: through it counts as unread (its readings are of what stands in front or beside), and
+    #: no elimination (``gate_forced_values``) vouches for it. Session 39 (helper-39a):
+    #: held-out 1038011 (light script), b1 committed with d1 after one hand (b1 never held a
+    #: piece; read at 0.16-0.30, its neighbours' hollow tops), "all hollow" a1-d1 shouted
+    #: through it.
+    gate_co_arrival_part_view: bool = False
+    #: A piece seen under ``gate_guess_part_view`` (when recorded and now) on a cell that
+    #: stood occupied unrecorded before it (an echo held, a flicker: ``_unrecorded``) carries
+    #: a line on a value those earlier settles already leaned to only when seen better: the
+    #: same part view read the value before the piece came, so the reading is of what stood
+    #: in front or beside, not of the piece. Session 39 (helper-39a): held-out low-angle
+    #: 1038201, d4 held as c3's echo from 24.9 s read light round short hollow at 0.11-0.14
+    #: in view; the real piece (dark square short solid) came at 30.4 s and the readings did
+    #: not change; taken as the turn's move (a released echo) and recorded a guess, its
+    #: "hollow" (2.4 nats now, 2.3 before) completed "all hollow" at once.
+    gate_echo_part_view: bool = False
 
     def __post_init__(self) -> None:
         for f in fields(self):
@@ -757,6 +789,11 @@ class TrackerConfig:
             raise ValueError(
                 f"TrackerConfig.gate_forced_values must be in [0, 1], got "
                 f"{self.gate_forced_values!r}"
+            )
+        if not 0.0 <= self.gate_forced_own_view <= 1.0:
+            raise ValueError(
+                f"TrackerConfig.gate_forced_own_view must be in [0, 1], got "
+                f"{self.gate_forced_own_view!r}"
             )
         if not 0.0 <= self.quarto_confidence <= 1.0:
             raise ValueError(
