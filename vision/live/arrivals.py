@@ -136,14 +136,16 @@ class ArrivalFilter:
         self.flicker -= set(cells)
         clear = {c for c in cells if p[c] >= self.config.new_piece_probability}
         sure = {c for c in clear if p[c] >= self.config.sure_piece_probability}
+        setters = sure
         if self.config.hidden_pick_gives_way:
-            # a cell mostly out of view reads what stands in front of it: no bar for others
-            sure = {c for c in sure if observation.reading(c).visible_fraction
-                    >= self.config.min_visible_fraction}
-        if self.config.held_echo_sets_no_bar and not (sure - self.held_back.keys()):
+            # a cell mostly out of view reads what stands in front of it: it sets no bar
+            setters = {c for c in sure if observation.reading(c).visible_fraction
+                       >= self.config.min_visible_fraction}
+        if self.config.held_echo_sets_no_bar and not (setters - self.held_back.keys()):
             # only held echoes read surely: they stood there before this hand, no new piece
-            sure = set()
-        clear = sure or clear  # beside a surely read piece, the others must read as surely
+            setters = set()
+        if setters:
+            clear = sure  # beside a surely read piece, the others must read as surely
         if clear:
             # doubtful until seen empty again or read clearly (not taken on the next settle)
             self.doubtful |= {c for c in cells if c not in clear and c not in pending}
