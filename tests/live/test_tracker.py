@@ -2065,6 +2065,40 @@ def test_a_near_tie_of_the_change_goes_to_the_new_cell_in_full_view(
     assert [e["name"] for e in events if e["type"] == "move"] == [moved]
 
 
+@pytest.mark.parametrize("knob, back_seen, front_change, moved", [
+    (True, 0.02, 0.251, "c3"),  # d3 out of view reads c3's top: c3 is the arrival
+    (False, 0.02, 0.251, "d3"),  # knob off: c3 (0.896) doubtful beside d3 (0.938)
+    (True, 0.52, 0.251, "d3"),  # d3 in view (1038011's move 5): its reading is its own
+    (True, 0.02, 0.18, "d3"),  # no dead heat: the change tells them
+])
+def test_a_cell_out_of_view_gives_way_to_the_cell_in_front_in_a_dead_heat(
+        knob, back_seen, front_change, moved):
+    # Fresh game 1038014 (36 degrees) move 8: a light tall square put on c4 behind a
+    # recorded tall piece (0.42 of it in view), read 0.896; its top over d4 behind it, read
+    # 0.938 with 0.02 in view. The change scored d4 0.263 and c4 0.251; c4, under
+    # ``sure_piece_probability`` beside d4, was set aside as doubtful and d4 taken
+    # (here c3 and d3, as in the full-view test above).
+    from tests.read.synth import make_view
+    from vision.live.arrivals import can_echo
+
+    board = make_view(elevation_deg=38.0, azimuth_deg=0.0, distance_m=0.45)
+    c3, d3 = Cell.from_name("c3"), Cell.from_name("d3")
+    config = TrackerConfig(hidden_pick_gives_way=knob)
+    assert can_echo(board, d3, c3, config) and not can_echo(board, c3, d3, config)
+    feed = Feed(StateTracker(config=config))
+    feed.frames(1.0, board_view=board)
+    feed.place("a1", "DRSS", board_view=board)
+    feed.frames(1.0, busy=True)
+    piece = Piece.from_symbol("LSTS")
+    feed.pieces[c3] = piece
+    obs = readings_from_pieces({**feed.pieces, d3: piece}, visible={c3: 0.42, d3: back_seen},
+                               board_view=board)
+    obs = _with_occupancy(_with_occupancy(obs, c3, 0.896), d3, 0.938)
+    change = {c3: front_change, d3: 0.263, Cell.from_name("b3"): 0.09}
+    events = feed.frames(1.0, obs=obs, change=change)
+    assert [e["name"] for e in events if e["type"] == "move"] == [moved]
+
+
 @pytest.mark.parametrize("knob, risen, back_after, back_change, moved", [
     (True, "c2", 0.495, 0.32, "b2"),  # the image changed most on b2: c2 behind reads its top
     (False, "c2", 0.495, 0.32, "c2"),  # knob off: the plain rise takes c2

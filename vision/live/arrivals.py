@@ -136,10 +136,16 @@ class ArrivalFilter:
         self.flicker -= set(cells)
         clear = {c for c in cells if p[c] >= self.config.new_piece_probability}
         sure = {c for c in clear if p[c] >= self.config.sure_piece_probability}
-        if self.config.held_echo_sets_no_bar and not (sure - self.held_back.keys()):
+        setters = sure
+        if self.config.hidden_pick_gives_way:
+            # a cell mostly out of view reads what stands in front of it: it sets no bar
+            setters = {c for c in sure if observation.reading(c).visible_fraction
+                       >= self.config.min_visible_fraction}
+        if self.config.held_echo_sets_no_bar and not (setters - self.held_back.keys()):
             # only held echoes read surely: they stood there before this hand, no new piece
-            sure = set()
-        clear = sure or clear  # beside a surely read piece, the others must read as surely
+            setters = set()
+        if setters:
+            clear = sure  # beside a surely read piece, the others must read as surely
         if clear:
             # doubtful until seen empty again or read clearly (not taken on the next settle)
             self.doubtful |= {c for c in cells if c not in clear and c not in pending}
@@ -221,6 +227,9 @@ class ArrivalFilter:
                                                     observation.reading(c).occupied_probability))
                 if self.config.full_view_arrival:
                     arrival = self._in_full_view(observation, fresh, arrival, change) or arrival
+                if self.config.hidden_pick_gives_way:
+                    arrival = self._in_front_dead_heat(observation, fresh, arrival,
+                                                       change) or arrival
         read = log_odds(arrival)
         if steady:
             echoes = self._steady_echoes(observation, fresh, arrival, log_odds, change)
@@ -292,6 +301,28 @@ class ArrivalFilter:
         front = [c for c in fresh if c != pick
                  and observation.reading(c).visible_fraction >= cfg.full_view_share
                  and observation.reading(c).occupied_probability >= cfg.sure_piece_probability
+                 and change.get(c, 0.0) >= bar
+                 and can_echo(view, pick, c, cfg) and not can_echo(view, c, pick, cfg)]
+        return max(front, key=lambda c: observation.reading(c).occupied_probability,
+                   default=None)
+
+    def _in_front_dead_heat(self, observation: Observation, fresh: list[Cell], pick: Cell,
+                            change: Mapping[Cell, float]) -> Cell | None:
+        """A new cell to take instead of ``pick`` when the change cannot tell them
+        (``TrackerConfig.hidden_pick_gives_way``): the pick mostly out of the reader's view
+        (``min_visible_fraction``), the other's change at least ``dead_heat_ratio`` of the
+        pick's, read clearly occupied (``new_piece_probability``) and in front of the pick
+        (the pick can see a piece on it, it cannot see one on the pick: :func:`can_echo`),
+        whatever share of it recorded pieces hide. Of several, the one read most surely."""
+        view = observation.board_view
+        if not isinstance(view, BoardView):
+            return None
+        cfg = self.config
+        if observation.reading(pick).visible_fraction >= cfg.min_visible_fraction:
+            return None
+        bar = cfg.dead_heat_ratio * change.get(pick, 0.0)
+        front = [c for c in fresh if c != pick
+                 and observation.reading(c).occupied_probability >= cfg.new_piece_probability
                  and change.get(c, 0.0) >= bar
                  and can_echo(view, pick, c, cfg) and not can_echo(view, c, pick, cfg)]
         return max(front, key=lambda c: observation.reading(c).occupied_probability,

@@ -437,6 +437,25 @@ class TrackerConfig:
     #: (helper-34d). False: the change's pick (sessions 30-33).
     full_view_arrival: bool = True
     full_view_share: float = 0.9
+    #: A new cell the reader reckons mostly out of view (its share under
+    #: ``min_visible_fraction``) reads what stands in front of it, not a piece of its own:
+    #: with this, (a) such a cell read surely occupied sets no bar of sureness for the other
+    #: cells new in the settle (``ArrivalFilter.likely``: they are not made doubtful by it),
+    #: and (b) when it is the change's pick and another new cell in front of it (the pick
+    #: can see a piece there, :func:`can_echo`, and not the other way round), read clearly
+    #: occupied (``new_piece_probability``), explains the change as well (at least
+    #: ``dead_heat_ratio`` of the pick's score: the two silhouettes share the changed
+    #: pixels and the change cannot tell them), the front cell is the arrival. Fresh
+    #: 1038014's move 8 (35.6 degrees): a light tall square put on c4 behind b4's recorded
+    #: tall piece, its top over d4: c4 share 0.42, 0.896 (under ``sure_piece_probability``,
+    #: made doubtful by d4), change 0.251; d4 share 0.02, 0.938, change 0.263; d4 was taken
+    #: as a partly read guess, and two moves went on the wrong cells. The near ties where
+    #: the change rightly took the cell behind had clear margins (front / pick: 1026002
+    #: 0.33 / 0.48, 1029110 0.42 / 0.65, 1025003 0.67 / 0.82); 1038011's move 5 was a dead
+    #: heat (0.587 / 0.628) rightly won by the cell behind, read in view (share 0.52).
+    #: Session 39 (helper-39f); off: see docs/history/live.md.
+    hidden_pick_gives_way: bool = False
+    dead_heat_ratio: float = 0.9
     #: A held-back echo (a cell held as a neighbour's view of an earlier turn's piece, still
     #: read occupied) sets no bar for the cells new after a hand: only a surely read *new*
     #: cell makes the clearly but not surely read ones beside it doubtful
