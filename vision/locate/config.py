@@ -377,6 +377,29 @@ class LocateConfig:
     occupancy_refit_min_empty: int = 6
     occupancy_refit_reaches: tuple[float, ...] = (0.2, 0.12, 0.06, 0.03)
     occupancy_grey_share: float = 0.25
+    #: Each cell's own ring searched down the image of the vertical (``finder._ring_descent``):
+    #: a grid fitted partly on the pieces' tops and silhouettes lies on a plane above the
+    #: board, and a cell's ring, on the board's plane, lies below its judged place along the
+    #: vertical, that is towards the camera's foot on the judged plane (a plane lowered by h
+    #: is the judged one scaled about the foot by Cz / (Cz + h)); no piece's top or
+    #: silhouette can stand below its own ring. Per cell, the outlines' near arcs
+    #: (``fit.NearArcs``) of the ring moved towards the foot by 0 to
+    #: ``ring_descent_max_shift`` pitches (steps of ``ring_descent_step``; radius scaled
+    #: alike) are scored by the share of their samples on the marking's edges; the cell's
+    #: ring is the lowest shift whose score is at least ``ring_descent_keep`` of the cell's
+    #: best and at least ``ring_descent_min_support``. When at least
+    #: ``ring_descent_min_cells`` cells are sure and their median shift is at least
+    #: ``ring_descent_min_shift``, the grid is refitted through the sure cells' rings (one
+    #: homography) and polished on the near arcs from ``ring_descent_reaches``. Off.
+    ring_descent: bool = False
+    ring_descent_max_shift: float = 0.4
+    ring_descent_step: float = 0.02
+    ring_descent_keep: float = 0.85
+    ring_descent_min_support: float = 0.5
+    ring_descent_min_cells: int = 8
+    ring_descent_min_shift: float = 0.03
+    ring_descent_reaches: tuple[float, ...] = (0.06, 0.03)
+    ring_descent_tol_px: float = 1.0
     #: The judged grid, when its marking is an edge (a step, which a piece's silhouette or
     #: foot makes too) and the board's outline did not place it, fitted again from it as a
     #: thin line of either polarity (an engraved or printed ring, which no piece imitates),

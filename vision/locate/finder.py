@@ -71,10 +71,13 @@ from vision.locate.fit import (
     EdgeConfig,
     EdgeMatches,
     NearArcs,
+    cell_outline,
     coarse_align,
     edge_correspondences,
+    edge_search,
     fit_rings,
     grow_fit,
+    image_normals,
     sample,
 )
 from vision.locate.lattice import (
@@ -82,6 +85,7 @@ from vision.locate.lattice import (
     apply_h,
     lattice_hypotheses,
     shift_h,
+    usable_h,
     window_nodes_near,
     window_offsets,
 )
@@ -398,6 +402,9 @@ def find_board(
     if config.occupancy_refit:
         H_work, radius = _refit_empty_cells(work_f, H_work, radius, edge, scale, intrinsics,
                                             (w, h), config)
+    if config.ring_descent:
+        H_work, radius = _ring_descent(work_f, H_work, radius, edge, scale, intrinsics,
+                                       (w, h), config)
     # Full resolution: same fit, short reaches, for sub-pixel centres.
     S = np.diag([1.0 / scale, 1.0 / scale, 1.0])
     H = S @ H_work
@@ -964,6 +971,116 @@ def _refit_empty_cells(
         return H_work, radius
     return _plausible_refit(work_f, H_work, radius, edge, config,
                             config.occupancy_refit_reaches, nodes=empty)
+
+
+def ring_descent_support(
+    work_f: NDArray[np.float32], H_work: FloatArray, radius: float, edge: EdgeConfig,
+    foot: FloatArray, config: LocateConfig,
+) -> tuple[FloatArray, FloatArray, FloatArray]:
+    """Each cell's ring searched down the image of the vertical (``LocateConfig.
+    ring_descent``): the rings of the plane below the grid ``H_work`` (work pixels) seen on
+    the grid's own plane, each cell's moved towards the camera's ``foot`` (grid units) by
+    ``shifts`` pitches and shrunk alike (a plane lowered is the judged one scaled about the
+    foot), scored on their near arcs (``fit.NearArcs``).
+
+    Returns
+    -------
+    shifts : (S,) float
+        The shifts searched (pitches towards the foot), from 0.
+    support : (16, S) float
+        Share of each cell's near-arc samples with an edge of the marking within
+        ``ring_descent_tol_px`` (samples outside the image count as missing).
+    toward : (16, 2) float
+        Each cell's unit direction towards the foot (grid units; 0 for cells within half
+        a pitch of it, which are not moved).
+    """
+    shifts = np.arange(0.0, config.ring_descent_max_shift + 1e-9, config.ring_descent_step)
+    off, rad = cell_outline(radius, edge.samples_per_ring, edge.shape)
+    d = foot[None, :] - GRID_NODES
+    dist = np.hypot(d[:, 0], d[:, 1])
+    far = dist >= 0.5  # cells over the foot barely move: a lowered plane is scaled about it
+    u = np.where(far[:, None], d / np.maximum(dist, 1e-9)[:, None], 0.0)
+    centres = GRID_NODES[:, None, :] + shifts[None, :, None] * u[:, None, :]
+    lam = np.where(far[:, None], 1.0 - shifts[None, :] / np.maximum(dist, 1e-9)[:, None], 1.0)
+    lam = np.maximum(lam, 0.5)
+    # Near arcs: the samples whose outward normal faces the foot (every sample near it).
+    keep = ((rad @ u.T) >= config.near_arc_min_cos) | ~far[None, :]  # (n, 16)
+    n_s, n_r = len(shifts), len(off)
+    pts = centres[:, :, None, :] + (radius * lam)[:, :, None, None] * (off / radius)[None, None]
+    pts = pts.reshape(-1, 2)
+    nrm_grid = np.broadcast_to(rad[None, None], (16, n_s, n_r, 2)).reshape(-1, 2)
+    use = np.broadcast_to(keep.T[:, None, :], (16, n_s, n_r)).reshape(-1)
+    px = apply_h(H_work, pts)
+    h, w = work_f.shape
+    inside = use & (px[:, 0] >= 1) & (px[:, 0] < w - 1) & (px[:, 1] >= 1) & (px[:, 1] < h - 1)
+    hit = np.zeros(len(px), dtype=bool)
+    if inside.any():
+        nrm = image_normals(H_work, pts[inside], nrm_grid[inside], pts_px=px[inside])
+        found, _ = edge_search(work_f, px[inside], nrm, config.ring_descent_tol_px, edge)
+        hit[inside] = np.isfinite(found)
+    n_use = np.maximum(keep.sum(axis=0), 1)  # (16,)
+    support = hit.reshape(16, n_s, n_r).sum(axis=2) / n_use[:, None]
+    return shifts, support, u
+
+
+def ring_descent_picks(shifts: FloatArray, support: FloatArray,
+                       config: LocateConfig) -> FloatArray:
+    """(16,) each cell's ring in ``ring_descent_support``'s profile: the shift of the
+    lowest ring (the largest shift) at a local maximum of the support holding at least
+    ``ring_descent_keep`` of the cell's best and ``ring_descent_min_support``, taken at the
+    middle of the run of shifts within 0.05 of that maximum (the edge search's tolerance
+    makes a ring's peak a plateau a few steps wide); NaN where no shift qualifies."""
+    picks = np.full(len(support), np.nan)
+    for c, prof in enumerate(support):
+        best = float(prof.max())
+        lo = max(config.ring_descent_keep * best, config.ring_descent_min_support)
+        left = np.concatenate([[-np.inf], prof[:-1]])
+        right = np.concatenate([prof[1:], [-np.inf]])
+        ok = np.flatnonzero((prof >= left) & (prof >= right) & (prof >= lo))
+        if not len(ok):
+            continue
+        k = int(ok[-1])
+        top = prof[k] - 0.05
+        a = k
+        while a > 0 and prof[a - 1] >= top:
+            a -= 1
+        b = k
+        while b < len(prof) - 1 and prof[b + 1] >= top:
+            b += 1
+        picks[c] = 0.5 * (shifts[a] + shifts[b])
+    return picks
+
+
+def _ring_descent(
+    work_f: NDArray[np.float32], H_work: FloatArray, radius: float, edge: EdgeConfig,
+    scale: float, intrinsics: Intrinsics | None, size_wh: tuple[int, int],
+    config: LocateConfig,
+) -> tuple[FloatArray, float]:
+    """The grid (work pixels) refitted through each cell's own ring, found down the image
+    of the vertical (``LocateConfig.ring_descent``), when enough cells are sure and they
+    say the grid stands above the board; otherwise the grid unchanged."""
+    foot, _ = _camera_foot(H_work, scale, intrinsics, size_wh, config)
+    shifts, support, toward = ring_descent_support(work_f, H_work, radius, edge, foot, config)
+    picks = ring_descent_picks(shifts, support, config)
+    sure = np.flatnonzero(np.isfinite(picks))
+    if len(sure) < config.ring_descent_min_cells:
+        return H_work, radius
+    moved = picks[sure]
+    if float(np.median(moved)) < config.ring_descent_min_shift:
+        return H_work, radius
+    img = apply_h(H_work, GRID_NODES[sure] + moved[:, None] * toward[sure])
+    H_new, _ = cv2.findHomography(GRID_NODES[sure], img, 0)
+    if H_new is None or not usable_h(H_new):
+        return H_work, radius
+    work_wh = (work_f.shape[1], work_f.shape[0])
+    if not plausible_grid(H_new, work_wh, config.min_ring_axis_px, config.max_foreshortening):
+        return H_work, radius
+    log.debug("ring descent: %d sure cells, median shift %.3f", len(sure), np.median(moved))
+    if not config.ring_descent_reaches:
+        return H_new, radius
+    foot_new, _ = _camera_foot(H_new, scale, intrinsics, size_wh, config)
+    return _plausible_refit(work_f, H_new, radius, edge, config, config.ring_descent_reaches,
+                            arcs=NearArcs(foot_new, config.near_arc_min_cos))
 
 
 def _camera_foot(H_work: FloatArray, scale: float, intrinsics: Intrinsics | None,
