@@ -5,8 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from tests.locate.synth import draw_board, make_view
-from vision.locate import LocateConfig
-from vision.locate import finder
+from vision.locate import LocateConfig, finder
 from vision.locate.fit import GRID_NODES, EdgeConfig
 from vision.locate.lattice import apply_h
 from vision.locate.layout import board_to_grid
