@@ -383,23 +383,36 @@ class LocateConfig:
     #: vertical, that is towards the camera's foot on the judged plane (a plane lowered by h
     #: is the judged one scaled about the foot by Cz / (Cz + h)); no piece's top or
     #: silhouette can stand below its own ring. Per cell, the outlines' near arcs
-    #: (``fit.NearArcs``) of the ring moved towards the foot by 0 to
+    #: (``fit.NearArcs``) of the ring moved towards the foot by -``ring_descent_rise`` to
     #: ``ring_descent_max_shift`` pitches (steps of ``ring_descent_step``; radius scaled
     #: alike) are scored by the share of their samples on the marking's edges; the cell's
     #: ring is the lowest shift whose score is at least ``ring_descent_keep`` of the cell's
     #: best and at least ``ring_descent_min_support``. When at least
-    #: ``ring_descent_min_cells`` cells are sure and their median shift is at least
-    #: ``ring_descent_min_shift``, the grid is refitted through the sure cells' rings (one
-    #: homography) and polished on the near arcs from ``ring_descent_reaches``. Off.
+    #: ``ring_descent_min_cells`` sure cells agree on one plane (RANSAC within
+    #: ``ring_descent_agree`` pitches) and their median shift is at least
+    #: ``ring_descent_min_shift``, the grid is refitted through their rings (one
+    #: homography) and polished on the near arcs from ``ring_descent_reaches``. A peak at
+    #: the search's end or wider than ``ring_descent_max_plateau`` is no cell's ring;
+    #: square outlines are left alone (one slid along its side keeps its support). Off.
     ring_descent: bool = False
     ring_descent_max_shift: float = 0.4
-    ring_descent_step: float = 0.02
+    ring_descent_step: float = 0.01
     ring_descent_keep: float = 0.85
-    ring_descent_min_support: float = 0.5
+    ring_descent_min_support: float = 3.0
     ring_descent_min_cells: int = 8
     ring_descent_min_shift: float = 0.03
     ring_descent_reaches: tuple[float, ...] = (0.06, 0.03)
     ring_descent_tol_px: float = 1.0
+    ring_descent_max_plateau: float = 0.1
+    ring_descent_rise: float = 0.1
+    #: Score each shift by the marking's mean response right on the near arcs' samples
+    #: (``finder._marking_response``: grey levels, sharp peaks) instead of the share of
+    #: samples with an edge within ``ring_descent_tol_px`` (plateaus as wide as the
+    #: tolerance); ``ring_descent_min_support`` is then in grey levels, and a peak's run is
+    #: the shifts within ``ring_descent_peak_share`` of its height.
+    ring_descent_strength: bool = True
+    ring_descent_peak_share: float = 0.1
+    ring_descent_agree: float = 0.03
     #: The judged grid, when its marking is an edge (a step, which a piece's silhouette or
     #: foot makes too) and the board's outline did not place it, fitted again from it as a
     #: thin line of either polarity (an engraved or printed ring, which no piece imitates),

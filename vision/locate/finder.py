@@ -986,7 +986,8 @@ def ring_descent_support(
     Returns
     -------
     shifts : (S,) float
-        The shifts searched (pitches towards the foot), from 0.
+        The shifts searched (pitches towards the foot), from ``ring_descent_rise`` above
+        the grid (negative: a ring's peak at no shift is then seen whole, both sides).
     support : (16, S) float
         Share of each cell's near-arc samples with an edge of the marking within
         ``ring_descent_tol_px`` (samples outside the image count as missing).
@@ -994,7 +995,9 @@ def ring_descent_support(
         Each cell's unit direction towards the foot (grid units; 0 for cells within half
         a pitch of it, which are not moved).
     """
-    shifts = np.arange(0.0, config.ring_descent_max_shift + 1e-9, config.ring_descent_step)
+    step = config.ring_descent_step
+    lo = -step * math.ceil(config.ring_descent_rise / step - 1e-9)
+    shifts = lo + step * np.arange(round((config.ring_descent_max_shift - lo) / step) + 1)
     off, rad = cell_outline(radius, edge.samples_per_ring, edge.shape)
     d = foot[None, :] - GRID_NODES
     dist = np.hypot(d[:, 0], d[:, 1])
@@ -1013,14 +1016,33 @@ def ring_descent_support(
     px = apply_h(H_work, pts)
     h, w = work_f.shape
     inside = use & (px[:, 0] >= 1) & (px[:, 0] < w - 1) & (px[:, 1] >= 1) & (px[:, 1] < h - 1)
-    hit = np.zeros(len(px), dtype=bool)
+    hit = np.zeros(len(px), dtype=np.float64)
     if inside.any():
         nrm = image_normals(H_work, pts[inside], nrm_grid[inside], pts_px=px[inside])
-        found, _ = edge_search(work_f, px[inside], nrm, config.ring_descent_tol_px, edge)
-        hit[inside] = np.isfinite(found)
+        if config.ring_descent_strength:
+            hit[inside] = _marking_response(work_f, px[inside], nrm, edge)
+        else:
+            found, _ = edge_search(work_f, px[inside], nrm, config.ring_descent_tol_px, edge)
+            hit[inside] = np.isfinite(found)
     n_use = np.maximum(keep.sum(axis=0), 1)  # (16,)
     support = hit.reshape(16, n_s, n_r).sum(axis=2) / n_use[:, None]
     return shifts, support, u
+
+
+def _marking_response(gray_f: NDArray[np.float32], px: FloatArray, nrm: FloatArray,
+                      edge: EdgeConfig) -> FloatArray:
+    """(N,) the marking's own response right at each point (no search): a step's
+    derivative along the normal (``edge.polarity``; either sign when 0) or a line's
+    contrast against both sides, in grey levels, 0 where of the wrong sign."""
+    k = edge.line_halfwidth_px if edge.mode == "line" else 1.0
+    a = sample(gray_f, px[:, 0] - k * nrm[:, 0], px[:, 1] - k * nrm[:, 1]).astype(np.float64)
+    b = sample(gray_f, px[:, 0] + k * nrm[:, 0], px[:, 1] + k * nrm[:, 1]).astype(np.float64)
+    if edge.mode == "line":
+        c = sample(gray_f, px[:, 0], px[:, 1]).astype(np.float64)
+        r = c - 0.5 * (a + b)
+    else:
+        r = 0.5 * (b - a)
+    return np.abs(r) if edge.polarity == 0 else np.maximum(edge.polarity * r, 0.0)
 
 
 def ring_descent_picks(shifts: FloatArray, support: FloatArray,
@@ -1040,13 +1062,19 @@ def ring_descent_picks(shifts: FloatArray, support: FloatArray,
         if not len(ok):
             continue
         k = int(ok[-1])
-        top = prof[k] - 0.05
+        top = prof[k] - (config.ring_descent_peak_share * prof[k]
+                         if config.ring_descent_strength else 0.05)
         a = k
         while a > 0 and prof[a - 1] >= top:
             a -= 1
         b = k
         while b < len(prof) - 1 and prof[b + 1] >= top:
             b += 1
+        if (a == 0 or b == len(prof) - 1
+                or shifts[b] - shifts[a] > config.ring_descent_max_plateau):
+            # Still rising at either end of the search (the next ring's), or no one
+            # place: a plateau wider than a ring's peak (an outline sliding along itself).
+            continue
         picks[c] = 0.5 * (shifts[a] + shifts[b])
     return picks
 
@@ -1059,17 +1087,29 @@ def _ring_descent(
     """The grid (work pixels) refitted through each cell's own ring, found down the image
     of the vertical (``LocateConfig.ring_descent``), when enough cells are sure and they
     say the grid stands above the board; otherwise the grid unchanged."""
+    if edge.shape != "circle":
+        # A square outline slid along its own sides keeps its support: no place to pick.
+        return H_work, radius
     foot, _ = _camera_foot(H_work, scale, intrinsics, size_wh, config)
     shifts, support, toward = ring_descent_support(work_f, H_work, radius, edge, foot, config)
     picks = ring_descent_picks(shifts, support, config)
     sure = np.flatnonzero(np.isfinite(picks))
     if len(sure) < config.ring_descent_min_cells:
         return H_work, radius
-    moved = picks[sure]
+    img = apply_h(H_work, GRID_NODES[sure] + picks[sure][:, None] * toward[sure])
+    # The cells that agree on one board plane (RANSAC, within ``ring_descent_agree`` of a
+    # pitch); each cell's pick alone may be a neighbour's arc or a piece's edge.
+    tol = config.ring_descent_agree * _pitch_px(H_work)
+    H_new, mask = cv2.findHomography(GRID_NODES[sure], img, cv2.RANSAC, tol)
+    if H_new is None or mask is None or not usable_h(H_new):
+        return H_work, radius
+    inl = mask.ravel().astype(bool)
+    if inl.sum() < config.ring_descent_min_cells:
+        return H_work, radius
+    moved = picks[sure][inl]
     if float(np.median(moved)) < config.ring_descent_min_shift:
         return H_work, radius
-    img = apply_h(H_work, GRID_NODES[sure] + moved[:, None] * toward[sure])
-    H_new, _ = cv2.findHomography(GRID_NODES[sure], img, 0)
+    H_new, _ = cv2.findHomography(GRID_NODES[sure][inl], img[inl], 0)
     if H_new is None or not usable_h(H_new):
         return H_work, radius
     work_wh = (work_f.shape[1], work_f.shape[0])
