@@ -49,13 +49,22 @@ def _setup(lift_m: float):
 def test_a_grid_lifted_off_the_board_is_lowered_onto_its_rings():
     # The grid of a plane 8 mm above the board (the rings' judged place on a crowded board)
     # is refitted through each cell's ring found below it, towards the camera's foot.
+    # (The drawn board holds no pieces, so the empty-board check is off here.)
     work_f, H_true, H_up, radius, edge = _setup(0.008)
     before = _worst(H_up, H_true)
     assert before > 0.05
-    cfg = LocateConfig(ring_descent=True)
+    cfg = LocateConfig(ring_descent=True, ring_descent_min_occupied=0)
     H_new, _ = finder._ring_descent(work_f, H_up, radius, edge, 1.0, None, (1280, 720), cfg)
     assert H_new is not H_up
     assert _worst(H_new, H_true) < 0.3 * before
+
+
+def test_a_grid_over_an_empty_board_is_not_lowered():
+    # Nothing stands above an empty board to lift a grid: the same lifted grid is kept.
+    work_f, _, H_up, radius, edge = _setup(0.008)
+    cfg = LocateConfig(ring_descent=True)
+    H_new, _ = finder._ring_descent(work_f, H_up, radius, edge, 1.0, None, (1280, 720), cfg)
+    assert H_new is H_up
 
 
 def test_the_lowest_ring_is_picked_and_a_grid_on_the_board_is_left_alone():

@@ -413,6 +413,11 @@ class LocateConfig:
     ring_descent_strength: bool = True
     ring_descent_peak_share: float = 0.1
     ring_descent_agree: float = 0.03
+    #: Fewest cells judged occupied (``finder.occupied_cells``) for a grid to be lowered:
+    #: only pieces stand above the board to lift a grid; on a (nearly) empty board a lower
+    #: "ring" is one of the board's other markings (photoreal 0020: an empty DIY board's
+    #: cells all found a second circle 0.19 pitch below). 0: no check.
+    ring_descent_min_occupied: int = 3
     #: The judged grid, when its marking is an edge (a step, which a piece's silhouette or
     #: foot makes too) and the board's outline did not place it, fitted again from it as a
     #: thin line of either polarity (an engraved or printed ring, which no piece imitates),

@@ -1109,6 +1109,12 @@ def _ring_descent(
     moved = picks[sure][inl]
     if float(np.median(moved)) < config.ring_descent_min_shift:
         return H_work, radius
+    if (config.ring_descent_min_occupied
+            and occupied_cells(work_f, H_work, foot, config).sum()
+            < config.ring_descent_min_occupied):
+        # Only pieces stand above the board to lift a grid off it: on a board judged (nearly)
+        # empty, a "lower ring" is another of the board's own markings.
+        return H_work, radius
     H_new, _ = cv2.findHomography(GRID_NODES[sure][inl], img[inl], 0)
     if H_new is None or not usable_h(H_new):
         return H_work, radius
