@@ -1026,7 +1026,8 @@ def ring_descent_support(
             hit[inside] = np.isfinite(found)
     n_use = np.maximum(keep.sum(axis=0), 1)  # (16,)
     support = hit.reshape(16, n_s, n_r).sum(axis=2) / n_use[:, None]
-    return shifts, support, u
+    return (np.asarray(shifts, dtype=np.float64), np.asarray(support, dtype=np.float64),
+            np.asarray(u, dtype=np.float64))
 
 
 def _marking_response(gray_f: NDArray[np.float32], px: FloatArray, nrm: FloatArray,
