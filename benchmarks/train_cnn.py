@@ -33,6 +33,11 @@ seen it yet) are made the same way and added with ``--more``, e.g. dim rooms::
     quarto-vision render stills 800 /tmp/learn-data/train_grain --seed 330000 --pieces 3 16 \
         --palette alternate --hole-light varied --lighting dim --sensor bayer
 
+A fine-tune that renders nothing can validate on a folder of existing labelled renders
+instead (``--images 0 --no-render --val-folder DIR``; session 39 used /tmp/s36/fresh1360).
+The reader can be pointed at a trained file without replacing the shipped one by setting
+``QUARTO_VISION_CNN=FILE`` (``vision.learn.cnn.default_cnn``).
+
 ``--focal-jitter LOW TOP`` gives the jittered views the focal-length errors an uncalibrated
 finder makes (``JitterConfig``; session 30 measured 0.012 0.05 against a control run: a few
 pieces gained with the finder's board, about run-to-run noise; docs/design.md).
@@ -363,6 +368,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--more", type=Path, nargs="+", default=[],
                     help="folders of further training renders, all used for training (none "
                          "held out, none rendered here; seeds must differ from other folders')")
+    ap.add_argument("--val-folder", type=Path, default=None,
+                    help="validate (early figures, temperatures) on every render of this folder "
+                         "instead of seeds 102250-102499 of --data (none rendered here; with "
+                         "--images 0 nothing is rendered at all)")
     ap.add_argument("--cache", type=Path, default=Path("/tmp/learn-data/cnn-cache"))
     ap.add_argument("--out", type=Path, default=DEFAULT_CNN_PATH)
     ap.add_argument("--seed", type=int, default=0,
@@ -386,11 +395,16 @@ def main(argv: list[str] | None = None) -> int:
     extra_val = range(extra_train.stop, extra_train.stop + args.extra_val)
     if not args.no_render:
         render_missing(args.data, range(FIRST_SEED, FIRST_SEED + args.images))
-        render_missing(args.data, VAL_SEEDS)
+        if args.val_folder is None:
+            render_missing(args.data, VAL_SEEDS)
         if args.extra is not None:
             render_missing(args.extra, range(extra_train.start, extra_val.stop),
                            args.extra_palette)
     val = [args.data / f"{s}.json" for s in VAL_SEEDS if (args.data / f"{s}.json").exists()]
+    val_cache = args.cache / f"val_{len(val)}.npz"
+    if args.val_folder is not None:
+        val = sorted(args.val_folder.glob("*.json"))
+        val_cache = args.cache / f"val_{args.val_folder.name}_{len(val)}.npz"
     train = [args.data / f"{s}.json" for s in range(FIRST_SEED, FIRST_SEED + args.images)
              if s not in VAL_SEEDS and (args.data / f"{s}.json").exists()]
     more = [path for folder in args.more for path in sorted(folder.glob("*.json"))]
@@ -421,8 +435,7 @@ def main(argv: list[str] | None = None) -> int:
                                   cache=args.cache / name if len(part) == 500 else None,
                                   jitter=jitter))
     tr = {k: np.concatenate([c[k] for c in chunks]) for k in chunks[0]}
-    va = extract(val, jitters=1, seed=2, cfg=cfg, cache=args.cache / f"val_{len(val)}.npz",
-                 jitter=jitter)
+    va = extract(val, jitters=1, seed=2, cfg=cfg, cache=val_cache, jitter=jitter)
     vx = None
     if val_extra:
         vx = extract(val_extra, jitters=1, seed=3, cfg=cfg, cache=args.cache /
@@ -497,7 +510,10 @@ def main(argv: list[str] | None = None) -> int:
     temp[len(REQUIRED_OUTPUTS):] = 1.0  # top_size is a measurement: its scale is its meaning
     print("temperatures: " + ", ".join(f"{o}={t:.2f}" for o, t in zip(OUTPUTS, temp, strict=True)))
     folded = fold(net, temp)
-    info = {"train_images": len(train), "validation_seeds": [VAL_SEEDS.start, VAL_SEEDS.stop - 1],
+    validation: object = [VAL_SEEDS.start, VAL_SEEDS.stop - 1]
+    if args.val_folder is not None:
+        validation = {"folder": args.val_folder.name, "images": len(val)}
+    info = {"train_images": len(train), "validation_seeds": validation,
             "jitters": args.jitters, "focal_jitter": list(args.focal_jitter),
             "epochs": args.epochs, "widths": list(widths),
             "hidden": args.hidden, "augment": args.augment,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 import cv2
@@ -15,6 +16,7 @@ from vision.learn.cnn import (
     ConvNet,
     conv3x3,
     conv3x3_rows,
+    default_cnn,
     load_cnn,
     max_pool2,
 )
@@ -130,6 +132,22 @@ def test_model_file_keeps_the_mirror_flag_and_the_ensemble(tmp_path: Path) -> No
     scalars = rng.normal(size=(2, len(PATCH_SCALARS))).astype(np.float32)
     mean = (a.nets[0].predict_proba(images, scalars) + b.nets[0].predict_proba(images, scalars)) / 2
     assert np.allclose(loaded.predict_patches(images, scalars), mean, atol=1e-6)
+
+
+def test_the_environment_variable_names_another_default_model(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    path = random_model(PatchConfig()).save(tmp_path / "m.npz")
+    default_cnn.cache_clear()
+    try:
+        monkeypatch.setenv("QUARTO_VISION_CNN", str(path))
+        assert default_cnn().info == {"test": True}
+        other = dataclasses.replace(random_model(PatchConfig()), info={"other": 1})
+        monkeypatch.setenv("QUARTO_VISION_CNN", str(other.save(tmp_path / "o.npz")))
+        assert default_cnn().info == {"test": True}  # loaded once per process
+        default_cnn.cache_clear()
+        assert default_cnn().info == {"other": 1}
+    finally:
+        default_cnn.cache_clear()
 
 
 def test_a_model_of_another_layout_is_refused(tmp_path: Path) -> None:

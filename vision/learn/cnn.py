@@ -14,6 +14,7 @@ so that the file is a plain record of the trained network.
 from __future__ import annotations
 
 import json
+import os
 from dataclasses import dataclass
 from functools import cached_property, lru_cache
 from pathlib import Path
@@ -37,6 +38,9 @@ F32 = NDArray[np.float32]
 
 #: The convolutional model shipped with the package (made by ``benchmarks/train_cnn.py``).
 DEFAULT_CNN_PATH = Path(__file__).with_name("cells_cnn.npz")
+#: Environment variable naming another model file for :func:`default_cnn` (for measuring a
+#: newly trained network with every benchmark unchanged; unset: the shipped file).
+CNN_PATH_ENV = "QUARTO_VISION_CNN"
 
 
 class CnnModelError(ValueError):
@@ -305,5 +309,6 @@ def load_cnn(path: str | Path | None = None) -> ConvCellModel:
 
 @lru_cache(maxsize=1)
 def default_cnn() -> ConvCellModel:
-    """The packaged convolutional model, loaded once per process."""
-    return load_cnn(DEFAULT_CNN_PATH)
+    """The packaged convolutional model, loaded once per process; the file named by the
+    environment variable ``QUARTO_VISION_CNN`` instead when it is set and not empty."""
+    return load_cnn(os.environ.get(CNN_PATH_ENV) or DEFAULT_CNN_PATH)
