@@ -453,8 +453,8 @@ class TrackerConfig:
     #: the change rightly took the cell behind had clear margins (front / pick: 1026002
     #: 0.33 / 0.48, 1029110 0.42 / 0.65, 1025003 0.67 / 0.82); 1038011's move 5 was a dead
     #: heat (0.587 / 0.628) rightly won by the cell behind, read in view (share 0.52).
-    #: Session 39 (helper-39f); off: see docs/history/live.md.
-    hidden_pick_gives_way: bool = False
+    #: Session 39 (helper-39f); on since session 39 (held-out replays of 45 games unchanged).
+    hidden_pick_gives_way: bool = True
     dead_heat_ratio: float = 0.9
     #: A held-back echo (a cell held as a neighbour's view of an earlier turn's piece, still
     #: read occupied) sets no bar for the cells new after a hand: only a surely read *new*
@@ -744,8 +744,8 @@ class TrackerConfig:
     #: frame and tall (truly round and short), and those readings left the dark square tall
     #: solid piece as b3's only candidate: "all solid" b1-b4 shouted at 0.96, falsely. 0.3
     #: is where the visible-fraction calibration (session 13) found sure readings of the
-    #: parts wrong often (the top 3 in 15 under 0.3).
-    gate_forced_own_view: float = 0.0
+    #: parts wrong often (the top 3 in 15 under 0.3). On since session 39.
+    gate_forced_own_view: float = 0.3
     #: One hand places one piece (one piece per turn). When one settle commits more than one
     #: move (a missed settle, or a phantom beside the hand's piece), each but the one the
     #: image changed on most (the hand's piece) may be a phantom; while it is seen under
@@ -754,8 +754,8 @@ class TrackerConfig:
     #: no elimination (``gate_forced_values``) vouches for it. Session 39 (helper-39a):
     #: held-out 1038011 (light script), b1 committed with d1 after one hand (b1 never held a
     #: piece; read at 0.16-0.30, its neighbours' hollow tops), "all hollow" a1-d1 shouted
-    #: through it.
-    gate_co_arrival_part_view: bool = False
+    #: through it. On since session 39.
+    gate_co_arrival_part_view: bool = True
     #: A piece seen under ``gate_guess_part_view`` (when recorded and now) on a cell that
     #: stood occupied unrecorded before it (an echo held, a flicker: ``_unrecorded``) carries
     #: a line on a value those earlier settles already leaned to only when seen better: the
@@ -764,8 +764,8 @@ class TrackerConfig:
     #: 1038201, d4 held as c3's echo from 24.9 s read light round short hollow at 0.11-0.14
     #: in view; the real piece (dark square short solid) came at 30.4 s and the readings did
     #: not change; taken as the turn's move (a released echo) and recorded a guess, its
-    #: "hollow" (2.4 nats now, 2.3 before) completed "all hollow" at once.
-    gate_echo_part_view: bool = False
+    #: "hollow" (2.4 nats now, 2.3 before) completed "all hollow" at once. On since session 39.
+    gate_echo_part_view: bool = True
 
     def __post_init__(self) -> None:
         for f in fields(self):

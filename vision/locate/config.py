@@ -257,37 +257,38 @@ class LocateConfig:
     #: give the half-cell control edges of their own, so a right grid's whole-outline
     #: contrast falls to 0.13-0.28 and the search's bar (``near_outline_min_score``) refuses
     #: it; the near side of a ring lies in front of its piece's foot, where no piece hides or
-    #: imitates it. Off (session 38, helper-38e; docs/history/locate.md).
-    near_outline_arc_contrast: bool = False
+    #: imitates it. Session 38 (helper-38e); on since session 39 with the four below
+    #: (helper-39d; held-out fresh1363: found 97.4 -> 98.0%, no false board of 100).
+    near_outline_arc_contrast: bool = True
     #: The near-side search's score reads the board's frame (its square outline and, for the
     #: 45-degree layout, its big circle, at the side and radius ``fit_layout`` chose) on the
     #: part facing the camera's foot only (``layout.near_frame_score``, ``near_arc_min_cos``):
     #: from 25-35 degrees the pieces stand in front of the board's far side and the far half
     #: of its circle, so a right grid's whole frame scores 0.5-0.87 while its near side
     #: scores 0.66-1.0 (session 39). The check (``min_frame_support``) stays the whole
-    #: frame's. Off (session 39, helper-39d; docs/history/locate.md).
-    near_outline_near_frame: bool = False
+    #: frame's. Session 39 (helper-39d; docs/history/locate.md), on.
+    near_outline_near_frame: bool = True
     #: The near-side search's ring-contrast checks (``min_ring_contrast``: the cells against
     #: the half-cell control, and clear of the board's outline) read on the rings' near sides
     #: (``verify.near_arc_contrast``, ``contrast_clear_of_outline(arcs=)``) instead of their
     #: whole outlines, for the reason ``near_outline_arc_contrast`` gives; the window's
-    #: contrast with the positions around it stays whole. Off (session 39, helper-39d).
-    near_outline_arc_gates: bool = False
+    #: contrast with the positions around it stays whole. Session 39 (helper-39d), on.
+    near_outline_arc_gates: bool = True
     #: More starts for the near-side search: the smallest rectangle around the network's
     #: peaks (at least 4), grown about its centre by each of these factors. From 25-35
     #: degrees the peaks of a crowded board sit on its pieces, whose lattices imply squares
     #: pitches off and whose regions cut the board's outline (no start near the board), but
     #: together they cover the 4x4 cells (3 pitches of a 5.5-pitch board, lifted towards the
     #: far side), so the grown rectangle lies within ``quad_refine_reach`` of the board's
-    #: sides. Empty: off (session 39, helper-39d).
-    near_outline_peak_box_scales: tuple[float, ...] = ()
+    #: sides. Empty: off. Session 39 (helper-39d), on.
+    near_outline_peak_box_scales: tuple[float, ...] = (1.6, 1.9, 2.2)
     #: The near side is taken on its face's top edge (``quad.near_sides``) only from a
     #: parallel line at most this share of the near side's length inside the best one: the
     #: board's face is its thickness seen edge-on (13 mm of a 286 mm side, under 5% of the
     #: side from any elevation), while a line a pitch inside is the first row of rings, the
     #: big circle or the pieces' feet, which put the square a pitch too shallow. ``inf``:
-    #: any parallel line (off; session 39, helper-39d).
-    near_outline_face_max_share: float = float("inf")
+    #: any parallel line (off). Session 39 (helper-39d), on.
+    near_outline_face_max_share: float = 0.07
 
     # --- board outlines (quadrilaterals) --------------------------------------------------
     #: Width of the image searched for board outlines: the outline is big, 480 px is plenty.
