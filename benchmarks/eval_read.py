@@ -63,6 +63,10 @@ def main() -> None:
                              "where its two tops lie under PITCH cell pitches apart "
                              "(LearnedReaderConfig.hand_height_min_separation_pitch; default 0, "
                              "off)")
+    parser.add_argument("--top-rim-pair-scales", metavar="K,K,...",
+                        help="factors of the hand-crafted reader's set heights the top-outline "
+                             "evidence chooses among (TopRimConfig.pair_scales; default none, "
+                             "off)")
     args = parser.parse_args()
     from dataclasses import replace
 
@@ -80,10 +84,16 @@ def main() -> None:
         from vision.learn.config import WallHeightConfig
 
         reader_knobs["wall_height"] = WallHeightConfig(weight=args.wall_height_weight)
-    if args.top_rim_weight is not None:
+    if args.top_rim_weight is not None or args.top_rim_pair_scales:
         from vision.learn.config import TopRimConfig
 
-        reader_knobs["top_rim"] = TopRimConfig(weight=args.top_rim_weight)
+        rim_knobs: dict[str, object] = {}
+        if args.top_rim_weight is not None:
+            rim_knobs["weight"] = args.top_rim_weight
+        if args.top_rim_pair_scales:
+            rim_knobs["pair_scales"] = tuple(float(k) for k in
+                                             args.top_rim_pair_scales.split(","))
+        reader_knobs["top_rim"] = TopRimConfig(**rim_knobs)  # type: ignore[arg-type]
     if args.hand_height_min_separation is not None:
         reader_knobs["hand_height_min_separation_pitch"] = args.hand_height_min_separation
     if reader_knobs:

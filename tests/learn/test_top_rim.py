@@ -73,3 +73,30 @@ def test_the_fused_heights_move_towards_the_outlines_and_only_on_steep_cells() -
     same = with_top_rims(odds, occ, visible, img, view, feats,  # type: ignore[arg-type]
                          TopRimConfig(weight=1.0, min_elevation_deg=89.0))
     assert same == odds
+
+
+def test_a_wrong_pair_is_scaled_back_to_the_tops_displacement() -> None:
+    """``TopRimConfig.pair_scales``: the hand's pair 0.75 / 1.2 times the painted heights
+    (off in scale and in ratio) is taken back to within one step of the painted ones, and
+    kept as it is where no piece is seen from below ``pair_max_elevation_deg``."""
+    from vision.learn.fuse import top_rim_scaled_pair
+
+    view, img, frames, cells, mask, heights = _board("solid", elevation_deg=68.0)
+    wrong = (heights[0] * 0.75, heights[1] * 1.2)
+    p_tall = np.where(mask, np.where(np.isin(np.arange(16), cells[TALL]), 0.8, 0.2), 0.5)
+    ks = tuple(np.geomspace(0.5, 2.0, 13))
+    cfg = TopRimConfig(pair_scales=ks)
+    none = np.zeros(16, bool)
+    scores, factors = top_rim_scaled_pair(img, view, frames, wrong, mask, none, none, p_tall,
+                                          cfg)
+    got = (wrong[0] * factors[0], wrong[1] * factors[1])
+    step = ks[1] / ks[0]
+    assert abs(np.log(got[0] / heights[0])) <= np.log(step) * 1.01
+    assert abs(np.log(got[1] / heights[1])) <= np.log(step) * 1.01
+    assert factors != (1.0, 1.0)
+    # the evidence is then measured at the chosen pair: every piece's own height wins
+    assert np.all((top_rim_evidence(scores, none, cfg)[cells] > 0) == TALL)
+    # no piece below the voting elevation: the pair stays
+    high = TopRimConfig(pair_scales=ks, pair_max_elevation_deg=60.0)
+    _, kept = top_rim_scaled_pair(img, view, frames, wrong, mask, none, none, p_tall, high)
+    assert kept == (1.0, 1.0)

@@ -348,8 +348,35 @@ class TopRimConfig:
     #: clipped to +-``max_nats``.
     slope: float = 0.03
     max_nats: float = 3.0
+    #: The set's two heights are taken from the hand-crafted reader's fit, each times a
+    #: factor of ``pair_scales`` (empty: the fit as it is; off): the factors whose outlines
+    #: explain the pieces seen from ``min_elevation_deg`` to ``pair_max_elevation_deg`` best,
+    #: each piece weighed as tall by its fused P(tall) (kept within ``pair_p_floor`` of 0 and
+    #: 1), plus a Gaussian prior of ``pair_scale_sigma`` in log around the fit, the tall over
+    #: the short within ``pair_min_ratio`` - ``pair_max_ratio`` (the reader's set range); with fewer
+    #: than ``pair_min_cells`` such pieces the fit stays. From 60-80 degrees a top's
+    #: displacement (``h / (C - h)`` of its distance from the camera's foot) fixes the pair's
+    #: scale, which the hand's profile fit misses by more than 15 % on over half of the
+    #: steep boards, the short and tall heights off together (their log errors correlate
+    #: 0.54-0.72; session 39, helper-39b). The choice uses a coarser outline test
+    #: (``pair_widths`` of the footprint, ``pair_n_points`` points, offsets of one
+    #: ``offset_step_m``) over the ``2 * len(pair_scales)`` heights, then the evidence is
+    #: measured at the chosen pair as usual.
+    pair_scales: tuple[float, ...] = ()
+    pair_scale_sigma: float = 0.5
+    pair_p_floor: float = 0.1
+    pair_max_elevation_deg: float = 80.0
+    pair_min_cells: int = 3
+    pair_min_ratio: float = 1.4
+    pair_max_ratio: float = 2.3
+    pair_widths: tuple[float, ...] = (0.85, 0.95, 1.05, 1.15)
+    pair_n_points: int = 16
 
     def __post_init__(self) -> None:
+        if self.pair_scales and (min(self.pair_scales) <= 0 or self.pair_scale_sigma <= 0
+                                 or not 0.0 < self.pair_p_floor < 0.5):
+            raise ValueError("pair_scales must be positive, pair_scale_sigma positive and "
+                             "pair_p_floor within (0, 0.5)")
         if self.weight < 0 or self.temperature <= 0 or self.offset_step_m <= 0:
             raise ValueError("weight must be >= 0 and temperature, offset_step_m positive")
         if self.n_points < 8 or not self.scales:

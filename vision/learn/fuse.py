@@ -26,6 +26,7 @@ from numpy.typing import NDArray
 from vision.geometry.board_view import BoardView
 from vision.io import check_frame
 from vision.learn.board_colours import board_colour_evidence
+from vision.learn.board_heights import logsumexp
 from vision.learn.cnn import ConvCellModel
 from vision.learn.config import (
     BoardColourConfig,
@@ -42,6 +43,7 @@ from vision.read.appearance import body_colour_points
 from vision.read.config import ReaderConfig
 from vision.read.decode import decode_pieces
 from vision.read.exposure import ExposureConfig, normalise_exposure
+from vision.read.geometry import CellFrames
 from vision.read.heights import SetMemory
 from vision.read.observation import CellReading, Observation
 from vision.read.reader import CellFeatures
@@ -472,10 +474,60 @@ def with_top_rims(
     if not measure.any():
         return odds
     fit = feats.heights
-    scores, _ = top_rim_scores(frame_bgr, view, feats.frames, (fit.short_m, fit.tall_m),
-                               measure, square, hollow, config)
+    if not config.pair_scales:
+        scores, _ = top_rim_scores(frame_bgr, view, feats.frames, (fit.short_m, fit.tall_m),
+                                   measure, square, hollow, config)
+    else:
+        p_tall = np.array([0.5 if o["height"] is None else float(o["height"]) for o in odds])
+        scores, _ = top_rim_scaled_pair(frame_bgr, view, feats.frames,
+                                        (fit.short_m, fit.tall_m), measure, square, hollow,
+                                        p_tall, config)
     llr = top_rim_evidence(scores, square, config)
     return _with_height_evidence(odds, llr, config.weight)
+
+
+def top_rim_scaled_pair(
+    frame_bgr: NDArray[np.uint8], view: BoardView, frames: CellFrames, pair_m: tuple[float, float],
+    measure: NDArray[np.bool_], square: NDArray[np.bool_], hollow: NDArray[np.bool_],
+    p_tall: NDArray[np.float64], config: TopRimConfig,
+) -> tuple[NDArray[np.float64], tuple[float, float]]:
+    """The top-outline scores (16, 2, S) at the set's pair ``pair_m``, each height times the
+    factor of ``config.pair_scales`` that the pieces seen from below
+    ``config.pair_max_elevation_deg`` support best (``TopRimConfig.pair_scales``): each
+    piece's likelihood is the mixture of its short and tall outline fits (each summed over
+    its widths, times ``config.slope``) weighed by its ``p_tall``, summed over the pieces,
+    plus the factors' log priors, the pair's ratio within ``config.pair_min_ratio`` to
+    ``pair_max_ratio``; and the two factors (1.0 where too few pieces vote)."""
+    ks = np.asarray(config.pair_scales, np.float64)
+    low = frames.top_sine < math.sin(math.radians(config.pair_max_elevation_deg))
+    voters = measure & low
+    k_best = (1.0, 1.0)
+    if np.count_nonzero(voters) >= config.pair_min_cells:
+        coarse = dataclasses.replace(config, scales=config.pair_widths,
+                                     n_points=config.pair_n_points,
+                                     max_offset_m=config.offset_step_m)
+        heights = [h * float(k) for k in ks for h in pair_m]
+        scores, _ = top_rim_scores(frame_bgr, view, frames, heights, voters, square, hollow,
+                                   coarse)
+        done: NDArray[np.bool_] = np.asarray(np.isfinite(scores).all(axis=(1, 2)))
+        if np.count_nonzero(done) >= config.pair_min_cells:
+            per_height = logsumexp(np.where(done[:, None, None], scores, 0.0), axis=2)[done]
+            p = np.clip(p_tall[done], config.pair_p_floor, 1.0 - config.pair_p_floor)
+            # (N, short factor, tall factor): each piece short at one, tall at the other
+            mix = np.logaddexp(
+                np.log(1.0 - p)[:, None, None] + config.slope * per_height[:, 0::2, None],
+                np.log(p)[:, None, None] + config.slope * per_height[:, None, 1::2])
+            prior = -0.5 * (np.log(ks) / config.pair_scale_sigma) ** 2
+            ratio = (pair_m[1] * ks[None, :]) / (pair_m[0] * ks[:, None])
+            total = np.where((ratio >= config.pair_min_ratio) & (ratio <= config.pair_max_ratio),
+                             mix.sum(axis=0) + prior[:, None] + prior[None, :], -np.inf)
+            if np.isfinite(total).any():
+                a, b = np.unravel_index(int(np.argmax(total)), total.shape)
+                k_best = (float(ks[a]), float(ks[b]))
+    scores, _ = top_rim_scores(frame_bgr, view, frames,
+                               (pair_m[0] * k_best[0], pair_m[1] * k_best[1]), measure, square,
+                               hollow, config)
+    return scores, k_best
 
 
 def _unseen_tops(learned: Observation, config: LearnedReaderConfig) -> list[bool]:
