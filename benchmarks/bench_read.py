@@ -46,21 +46,31 @@ def main() -> None:
                         help="the fused reader with its top-outline height evidence at weight W "
                              "(vision.learn.top_rim; default: the packaged config, on); the "
                              "reader's times only, not analyze's")
+    parser.add_argument("--top-rim-pair-scales", metavar="K,K,...",
+                        help="factors of the hand-crafted reader's set heights the top-outline "
+                             "evidence chooses among (TopRimConfig.pair_scales; default none, "
+                             "off); the reader's times only")
     args = parser.parse_args()
     cv2.setNumThreads(1)
 
     from vision.evaluation.labels import iter_labelled_images
 
     read_cells = cell_reader(args.reader)
-    if args.top_rim_weight is not None:
+    if args.top_rim_weight is not None or args.top_rim_pair_scales:
         if args.reader != "fused":
-            parser.error("--top-rim-weight applies to the fused reader only")
+            parser.error("--top-rim-weight and --top-rim-pair-scales apply to the fused "
+                         "reader only")
         from functools import partial
 
         from vision.learn.config import LearnedReaderConfig, TopRimConfig
 
+        rim: dict[str, object] = {}
+        if args.top_rim_weight is not None:
+            rim["weight"] = args.top_rim_weight
+        if args.top_rim_pair_scales:
+            rim["pair_scales"] = tuple(float(k) for k in args.top_rim_pair_scales.split(","))
         read_cells = partial(read_cells, config=LearnedReaderConfig(  # type: ignore[call-arg]
-            top_rim=TopRimConfig(weight=args.top_rim_weight)))
+            top_rim=TopRimConfig(**rim)))  # type: ignore[arg-type]
 
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(args.folder) if args.folder else _renders(args.n, Path(tmp))
