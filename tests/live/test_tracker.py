@@ -2049,7 +2049,8 @@ def test_a_near_tie_of_the_change_goes_to_the_new_cell_in_full_view(
 
     board = make_view(elevation_deg=38.0, azimuth_deg=0.0, distance_m=0.45)
     c3, d3 = Cell.from_name("c3"), Cell.from_name("d3")
-    config = TrackerConfig(full_view_arrival=knob)
+    # hidden_pick_gives_way (session 39) would give d3's pick to c3 in front on its own rule
+    config = TrackerConfig(full_view_arrival=knob, hidden_pick_gives_way=False)
     assert can_echo(board, d3, c3, config) and not can_echo(board, c3, d3, config)
     feed = Feed(StateTracker(config=config))
     feed.frames(1.0, board_view=board)

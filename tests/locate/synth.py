@@ -140,3 +140,15 @@ def max_cell_error(view: BoardView, label: Label) -> float:
     """The worst cell centre's distance from the label's, in cell spacings."""
     true = np.array([c.center_px for c in label.cells])
     return float(cell_errors(view.cell_centers_px(), true).max() / label.cell_spacing_px)
+
+
+#: The near-side search's session-39 knobs (helper-39d, on since session 39) switched off:
+#: for tests of other searches whose "nothing found" the near-side search would now answer
+#: (with a grid about right: 1357079 0.10 pitch off; a small board 0.29 off, 2750010).
+NEAR_OUTLINE_S38 = {
+    "near_outline_arc_contrast": False,
+    "near_outline_near_frame": False,
+    "near_outline_arc_gates": False,
+    "near_outline_peak_box_scales": (),
+    "near_outline_face_max_share": float("inf"),
+}

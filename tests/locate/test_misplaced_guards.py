@@ -15,7 +15,13 @@ import cv2
 import numpy as np
 import pytest
 
-from tests.locate.synth import draw_board, make_view, max_cell_error, render_labelled
+from tests.locate.synth import (
+    NEAR_OUTLINE_S38,
+    draw_board,
+    make_view,
+    max_cell_error,
+    render_labelled,
+)
 from vision.geometry.board_spec import BoardSpec
 from vision.locate import LocateConfig, find_board
 from vision.locate.finder import _search, _work_edges
@@ -81,7 +87,8 @@ def test_the_refused_unsure_grid_is_still_taken_when_nothing_else_is_found(tmp_p
     # the board's sides found 1.66 pitches from where it puts them (the near side's face),
     # and no other search finds the board: ranked last, the grid is still the answer.
     frame, label = _render(1357079, tmp_path)
-    config = LocateConfig(peak_unsure_max_corner_pitch=1.0, peak_unsure_corner_last=False)
+    config = LocateConfig(peak_unsure_max_corner_pitch=1.0, peak_unsure_corner_last=False,
+                          **NEAR_OUTLINE_S38)
     assert not find_board(frame, config=config)
     view = find_board(frame, config=replace(config, peak_unsure_corner_last=True))
     assert view and max_cell_error(view, label) < 0.1

@@ -63,7 +63,7 @@ def test_the_near_side_is_not_moved_a_pitch_inside_onto_a_parallel_line():
                 for b, c, _, _ in near_sides(work_f, start, edge.min_edge, config)]
 
     # Any parallel line inside is taken for the face's top edge: the line 30 px in.
-    rows = near_rows(CONFIG)
+    rows = near_rows(replace(CONFIG, near_outline_face_max_share=float("inf")))
     assert rows and all(abs(y - 170.0) < 2.0 for y in rows)
     # A face is at most its thickness deep: the board's own near side is kept.
     rows = near_rows(replace(CONFIG, near_outline_face_max_share=0.07))

@@ -8,7 +8,7 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from tests.locate.synth import max_cell_error, render_labelled
+from tests.locate.synth import NEAR_OUTLINE_S38, max_cell_error, render_labelled
 from vision.locate import LocateConfig, find_board
 from vision.locate.finder import zoom_regions
 
@@ -47,7 +47,7 @@ def test_the_enlarged_search_keeps_calibrated_intrinsics(tmp_path):
 
 def test_without_the_fallback_nothing_is_enlarged(tmp_path):
     frame, _ = _render(2750010, tmp_path)
-    assert not find_board(frame, config=LocateConfig(zoom_fallback=False))
+    assert not find_board(frame, config=LocateConfig(zoom_fallback=False, **NEAR_OUTLINE_S38))
 
 
 def test_zoom_regions_frame_each_cluster_of_peaks():
