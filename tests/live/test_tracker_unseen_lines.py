@@ -141,3 +141,31 @@ def test_a_part_views_value_read_before_its_piece_came_holds_the_line_until_seen
         quartos = _quarto_after(events, t_seen)
         assert len(quartos) == 1 and quartos[0]["shared"] == {"top": "hollow"}
         assert quartos[0]["_frame_t"] - t_seen <= 0.5
+
+
+@pytest.mark.parametrize("margin", [0.0, 0.2])
+def test_a_line_cell_that_reads_the_shared_value_the_other_way_holds_the_line(margin):
+    # Held-out 1039016: b1 was recorded from a phantom's partly read guess (short); its real
+    # piece came later and read tall, weakly (0.57 nats), and dark (wrongly), naming the
+    # dark square tall solid piece that stood on c3. Decoded together, the readings made b1
+    # the dark square short one instead, and "all short" b1-b4 was shouted through it. With
+    # ``gate_forced_against_own`` a line cell whose own readings lean against the shared
+    # value holds the line, whatever the joint decoding or an elimination says.
+    feed = Feed(StateTracker(config=TrackerConfig(gate_forced_against_own=margin)))
+    feed.frames(1.0)
+    for name, sym in [("c3", "DSTS"), ("b1", "DSSH"), ("b2", "LRSH"), ("b3", "LSSS")]:
+        feed.place(name, sym)
+    b1 = Cell.from_name("b1")
+    feed.pieces[b1] = Piece.from_symbol("DSTS")  # what b1 reads now: tall, but weakly
+    weak_tall = {"odds": {b1: {"height": 0.64}}}
+    feed.frames(2.0, **weak_tall)
+    assert feed.tracker.game.board[b1].value("height") == "short"  # the record keeps short
+    t_move, events = feed.place("b4", "DRSS", **weak_tall)
+    assert [e["name"] for e in events if e["type"] == "move"] == ["b4"]
+    assert bool(_quarto_after(events, t_move)) == (margin == 0.0)
+    if margin:
+        # b1 seen to read short after all: the record and the camera agree, shouted then
+        feed.pieces[b1] = Piece.from_symbol("DSSH")
+        t_seen = feed.t
+        quartos = _quarto_after(feed.frames(1.0), t_seen)
+        assert len(quartos) == 1 and quartos[0]["shared"] == {"height": "short"}

@@ -104,6 +104,8 @@ class StateTracker:
         self._window_frames = 0
         self._pattern: tuple[bool, ...] | None = None
         self._evidence: dict[Cell, CellEvidence] = {}
+        # Each cell's readings in the last settle that read it (``gate_forced_against_own``).
+        self._last_settle: dict[Cell, CellEvidence] = {}
         self._missing_since: dict[Cell, float] = {}
         self._warned: set[str] = set()
         self._weak_since: dict[Cell, float] = {}  # newest piece read weakly, since
@@ -385,6 +387,9 @@ class StateTracker:
             return 0.0  # a piece taken from the image's change, never read: not shouted
         cells = sorted({cell for cell, _ in game.board.items()} | set(line))
         shared = event.get("shared", {})
+        if any(self._reads_against(cell, a, value) for cell in line
+               for a, value in shared.items()):
+            return 0.0  # the camera reads a line cell's value the other way now
         arrival = math.prod(self._arrival_odds.get(cell, 1.0) for cell in line)
         caps: list[dict[str, float]] = [{} for _ in line]
         if self.config.gate_own_views or self.config.gate_unrecorded_views:
@@ -445,7 +450,24 @@ class StateTracker:
                 p = value_probability(joint[cell], a, shared[a])
                 if p < self.config.gate_forced_values:
                     forced_caps[-1][a] = 0.0  # not left certain: a guess at which piece came
+                elif self._reads_against(cell, a, shared[a]):
+                    forced_caps[-1][a] = 0.0  # the camera reads it the other way
         return line_confidence([joint[c] for c in line], shared, forced_caps)
+
+    def _reads_against(self, cell: Cell, attribute: str, value: str) -> bool:
+        """Whether ``cell``'s readings in the present settle (or, while a hand is over the
+        board, the last settle that read it) lean against ``value`` of ``attribute`` by
+        ``gate_forced_against_own`` nats or more (never when off), the cell seen about as
+        fully as ever (``repair_view_drop``), as :meth:`_own_views` asks."""
+        margin = self.config.gate_forced_against_own
+        evidence = self._evidence.get(cell)
+        if evidence is None or not evidence.frames:
+            evidence = self._last_settle.get(cell)
+        if margin <= 0.0 or evidence is None or not evidence.frames:
+            return False
+        if self._seen_now(cell) < self._clearest.get(cell, 0.0) - self.config.repair_view_drop:
+            return False  # a poorer view than the clearest must not deny it (as a repair asks)
+        return _leans_to(evidence, attribute, value) <= -margin
 
     def _unread_values(self, cell: Cell, shared: Mapping[str, str]) -> list[str]:
         """The attributes of ``shared`` that no reading of ``cell``'s piece showed: all of
@@ -794,6 +816,7 @@ class StateTracker:
         self._window_start = None
         self._window_frames = 0
         self._pattern = None
+        self._last_settle.update((c, e) for c, e in self._evidence.items() if e.frames)
         self._evidence = {}
 
     def _on_settled(self, observation: Observation, now: float) -> list[Event]:
@@ -1473,6 +1496,7 @@ class StateTracker:
         self._held_reversals.clear()
         self._hidden_guess.clear()
         self._seen_before.clear()
+        self._last_settle.clear()
         self._seen_in_view = {c: a for c, a in self._seen_in_view.items() if c in occupied}
         self._history = {c: e for c, e in self._history.items() if c in occupied}
         self._unrecorded = {c: e for c, e in self._unrecorded.items() if c in occupied}
