@@ -75,13 +75,35 @@ def test_the_fused_heights_move_towards_the_outlines_and_only_on_steep_cells() -
     assert same == odds
 
 
+def _one_plane_contrast(lab, origin, jac, radii_m, offsets_m, unit, normal, edge_m,
+                        spread_weight=0.0):
+    """The reference: one outline set on one plane sampled alone, as ``top_rim`` did before
+    session 39 sampled every set on every plane in one pass (``_contrasts``). Returns
+    (R, O)."""
+    from vision.learn.top_rim import _sample
+
+    inner = radii_m[:, None, None, None] * unit[None, None] - edge_m * normal[None, None]
+    outer = radii_m[:, None, None, None] * unit[None, None] + edge_m * normal[None, None]
+    both = np.stack([inner, outer]) + offsets_m[None, None, :, None, :]  # (2, R, O, P, 2)
+    px = (origin + both @ jac.T).astype(np.float32)
+    vals = _sample(lab, px)
+    diff = vals[0] - vals[1]
+    contrast = np.sqrt((diff ** 2).sum(axis=-1)).mean(axis=-1)
+    if spread_weight > 0:
+        inside = vals[0]
+        mid = np.median(inside, axis=-2, keepdims=True)
+        spread = np.sqrt(((inside - mid) ** 2).sum(axis=-1)).mean(axis=-1)
+        contrast = contrast - spread_weight * spread
+    return np.asarray(contrast, np.float64)
+
+
 @pytest.mark.parametrize("spread_weight", [0.0, 0.5])
 def test_outlines_sampled_together_equal_each_sampled_alone_bit_for_bit(
         spread_weight: float) -> None:
     """``top_rim._contrasts`` (every outline set on every height's plane sampled in one
-    pass, session 39) gives each plane's and set's contrast exactly as
-    ``outline_contrast`` does alone: the scores, and so the readings, do not move."""
-    from vision.learn.top_rim import _contrasts, _outline, _outline_offsets, outline_contrast
+    pass, session 39) gives each plane's and set's contrast exactly as each sampled alone
+    does (``_one_plane_contrast``): the scores, and so the readings, do not move."""
+    from vision.learn.top_rim import _contrasts, _outline, _outline_offsets
 
     rng = np.random.default_rng(39)
     lab = rng.uniform(0.0, 100.0, (120, 140, 3)).astype(np.float32)
@@ -101,6 +123,6 @@ def test_outlines_sampled_together_equal_each_sampled_alone_bit_for_bit(
         got = _contrasts(lab, planes, both, spread_weight)
         for k, (r, o, u) in enumerate(sets):
             for h, (origin, jac) in enumerate(planes):
-                alone = outline_contrast(lab, origin, jac, r, o, *u, edge_m, spread_weight)
+                alone = _one_plane_contrast(lab, origin, jac, r, o, *u, edge_m, spread_weight)
                 assert got[k][h].shape == alone.shape
                 assert np.array_equal(got[k][h], alone)

@@ -304,9 +304,9 @@ def test_a_cell_whose_own_views_lean_against_the_shared_value_holds_the_line():
     # here) claims the hollow piece of its kind: "all solid" was announced, falsely. The
     # joint decoding may fill in a cell nobody sees; it must not overrule a cell's own views.
     for own_views, announced in ((True, False), (False, True)):
-        # (gate_forced_against_own, session 39, holds it on its own rule: named off)
+        # (gate_reads_against, session 39, holds it on its own rule: named off)
         feed = Feed(StateTracker(config=TrackerConfig(gate_own_views=own_views,
-                                                      gate_forced_against_own=0.0,
+                                                      gate_reads_against=0.0,
                                                       repair_confidence=1.0)))
         feed.frames(1.0)
         feed.place("a2", "LRTH")

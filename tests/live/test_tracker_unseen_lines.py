@@ -149,9 +149,9 @@ def test_a_line_cell_that_reads_the_shared_value_the_other_way_holds_the_line(ma
     # piece came later and read tall, weakly (0.57 nats), and dark (wrongly), naming the
     # dark square tall solid piece that stood on c3. Decoded together, the readings made b1
     # the dark square short one instead, and "all short" b1-b4 was shouted through it. With
-    # ``gate_forced_against_own`` a line cell whose own readings lean against the shared
+    # ``gate_reads_against`` a line cell whose own readings lean against the shared
     # value holds the line, whatever the joint decoding or an elimination says.
-    feed = Feed(StateTracker(config=TrackerConfig(gate_forced_against_own=margin)))
+    feed = Feed(StateTracker(config=TrackerConfig(gate_reads_against=margin)))
     feed.frames(1.0)
     for name, sym in [("c3", "DSTS"), ("b1", "DSSH"), ("b2", "LRSH"), ("b3", "LSSS")]:
         feed.place(name, sym)

@@ -117,12 +117,15 @@ def _outline_offsets(radii_m: FloatArray, offsets_m: FloatArray, unit: FloatArra
 
 def _contrasts(lab: NDArray[np.float32], planes: Sequence[tuple[FloatArray, FloatArray]],
                both: Sequence[FloatArray], spread_weight: float = 0.0) -> list[FloatArray]:
-    """:func:`outline_contrast` of every point set of ``both`` (each (2, ..., P, 2), from
-    :func:`_outline_offsets`) on every plane (origin, Jacobian) of ``planes``, sampled in one
-    pass: a list over ``both`` of (len(planes), ...) arrays. Each value equals the one
-    :func:`outline_contrast` returns, to the last bit: the same float64 products (one
-    matrix product per plane, whose sums do not depend on how many points it holds), each
-    sample bilinear on its own, the same reductions along the outline."""
+    """Mean Lab contrast across the outlines of every point set of ``both`` (each
+    (2, ..., P, 2), inside and outside samples from :func:`_outline_offsets`) on every plane
+    (its axis point ``origin`` (2,) and Jacobian (2, 2)) of ``planes``, less
+    ``spread_weight`` times the mean Lab distance of the inside samples from their median (a
+    top is one surface: its samples just inside the outline are alike); all sampled in one
+    pass: a list over ``both`` of (len(planes), ...) arrays. Each value equals, to the last
+    bit, what one plane and one set sampled alone give (one float64 matrix product per
+    plane, whose sums do not depend on how many points it holds; each sample bilinear on its
+    own; the same reductions along the outline): the test keeps that reference."""
     sizes = [b.size // 2 for b in both]
     flat = np.concatenate([b.reshape(-1, 2) for b in both]) if len(both) > 1 \
         else both[0].reshape(-1, 2)
@@ -142,32 +145,6 @@ def _contrasts(lab: NDArray[np.float32], planes: Sequence[tuple[FloatArray, Floa
             contrast = contrast - spread_weight * spread
         out.append(np.asarray(contrast, np.float64))
     return out
-
-
-def outline_contrast(
-    lab: NDArray[np.float32], origin: FloatArray, jac: FloatArray, radii_m: FloatArray,
-    offsets_m: FloatArray, unit: FloatArray, normal: FloatArray, edge_m: float,
-    spread_weight: float = 0.0,
-) -> FloatArray:
-    """Mean Lab contrast across outlines: ``unit`` / ``normal`` (P, 2) scaled by each of
-    ``radii_m`` (R,) around each of ``offsets_m`` (O, 2) from the axis, on the plane whose
-    axis point is ``origin`` (2,) and Jacobian ``jac`` (2, 2); inside and outside samples
-    ``edge_m`` from the outline, less ``spread_weight`` times the mean Lab distance of the
-    inside samples from their median. Returns (R, O)."""
-    inner = radii_m[:, None, None, None] * unit[None, None] - edge_m * normal[None, None]
-    outer = radii_m[:, None, None, None] * unit[None, None] + edge_m * normal[None, None]
-    both = np.stack([inner, outer]) + offsets_m[None, None, :, None, :]  # (2, R, O, P, 2)
-    px = (origin + both @ jac.T).astype(np.float32)
-    vals = _sample(lab, px)
-    diff = vals[0] - vals[1]
-    contrast = np.sqrt((diff ** 2).sum(axis=-1)).mean(axis=-1)
-    if spread_weight > 0:
-        # a top is one surface: its samples just inside the outline are alike
-        inside = vals[0]
-        mid = np.median(inside, axis=-2, keepdims=True)
-        spread = np.sqrt(((inside - mid) ** 2).sum(axis=-1)).mean(axis=-1)
-        contrast = contrast - spread_weight * spread
-    return np.asarray(contrast, np.float64)
 
 
 def top_rim_scores(

@@ -104,7 +104,7 @@ class StateTracker:
         self._window_frames = 0
         self._pattern: tuple[bool, ...] | None = None
         self._evidence: dict[Cell, CellEvidence] = {}
-        # Each cell's readings in the last settle that read it (``gate_forced_against_own``).
+        # Each cell's readings in the last settle that read it (``gate_reads_against``).
         self._last_settle: dict[Cell, CellEvidence] = {}
         self._missing_since: dict[Cell, float] = {}
         self._warned: set[str] = set()
@@ -450,20 +450,20 @@ class StateTracker:
                 p = value_probability(joint[cell], a, shared[a])
                 if p < self.config.gate_forced_values:
                     forced_caps[-1][a] = 0.0  # not left certain: a guess at which piece came
-                elif self._reads_against(cell, a, shared[a]):
-                    forced_caps[-1][a] = 0.0  # the camera reads it the other way
         return line_confidence([joint[c] for c in line], shared, forced_caps)
 
     def _reads_against(self, cell: Cell, attribute: str, value: str) -> bool:
         """Whether ``cell``'s readings in the present settle (or, while a hand is over the
         board, the last settle that read it) lean against ``value`` of ``attribute`` by
-        ``gate_forced_against_own`` nats or more (never when off), the cell seen about as
+        ``gate_reads_against`` nats or more (never when off), the cell seen about as
         fully as ever (``repair_view_drop``), as :meth:`_own_views` asks."""
-        margin = self.config.gate_forced_against_own
+        margin = self.config.gate_reads_against
+        if margin <= 0.0:
+            return False
         evidence = self._evidence.get(cell)
         if evidence is None or not evidence.frames:
             evidence = self._last_settle.get(cell)
-        if margin <= 0.0 or evidence is None or not evidence.frames:
+        if evidence is None or not evidence.frames:
             return False
         if self._seen_now(cell) < self._clearest.get(cell, 0.0) - self.config.repair_view_drop:
             return False  # a poorer view than the clearest must not deny it (as a repair asks)

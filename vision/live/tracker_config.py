@@ -766,20 +766,21 @@ class TrackerConfig:
     #: not change; taken as the turn's move (a released echo) and recorded a guess, its
     #: "hollow" (2.4 nats now, 2.3 before) completed "all hollow" at once. On since session 39.
     gate_echo_part_view: bool = True
-    #: No elimination (``gate_forced_values``) fills in a line cell's unread value that the
-    #: cell's own readings in the present settle lean against by at least this many nats
-    #: (mean log-odds): an elimination stands in for a value the camera could not read, not
-    #: against one it reads the other way. 0 switches it off. Session 39 (lead): held-out
+    #: A line is held while a line cell's own readings in the present settle (or the last
+    #: settle, while a hand is over the board), the cell seen about as fully as ever
+    #: (``repair_view_drop``), lean against the shared value by at least this many nats
+    #: (mean log-odds), whatever the board decoded together or an elimination
+    #: (``gate_forced_values``) says: they stand in for values the camera could not read,
+    #: not against one it reads the other way. 0 switches it off. Session 39 (lead): held-out
     #: 1039016, b1 recorded from a phantom's partly read guess (short); its real piece
-    #: (light square tall solid, seen at 0.62) read dark 3.3 nats (wrong) and tall 0.57, so
-    #: with its height set aside the readings left "dark square short" (the dark square tall
-    #: solid stood on c3) and "all short" b1-b4 was shouted at 0.992. The present settle's
-    #: readings count, or while a hand is over the board the last settle's. 0.2: above a
+    #: (light square tall solid, seen at 0.62) read dark 3.3 nats (wrong) and tall 0.57,
+    #: naming the dark square tall solid piece that stood on c3, so decoded together b1 was
+    #: dark square short and "all short" b1-b4 was shouted at 0.992. 0.2: above a
     #: settle's noise; replays of all 135 recorded games of sessions 37-39 give the same
     #: events at 0.1-0.3 (only 1039016 changes: its false line is never shouted), while at
     #: 0.5 1039016's lean fades under the margin (0.497) and the line is shouted 0.7 s late.
     #: Built on a held-out game of session 39: fresh games must judge it. On.
-    gate_forced_against_own: float = 0.2
+    gate_reads_against: float = 0.2
 
     def __post_init__(self) -> None:
         for f in fields(self):

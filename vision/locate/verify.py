@@ -84,13 +84,21 @@ def near_arc_support(gray_f: NDArray[np.float32], Hs: list[FloatArray], radius: 
     pts, rad, _ = outline_samples(radius, config, GRID_NODES, arcs)
     px = np.concatenate([apply_h(H, pts) for H in Hs])
     nrm = np.concatenate([image_normals(H, pts, rad) for H in Hs])
+    hit = _edges_in_image(gray_f, px, nrm, tol_px, config)
+    return np.asarray(hit.reshape(len(Hs), -1).mean(axis=1), dtype=np.float64)
+
+
+def _edges_in_image(gray_f: NDArray[np.float32], px: FloatArray, nrm: FloatArray,
+                    tol_px: float, config: EdgeConfig) -> NDArray[np.bool_]:
+    """Whether an image edge lies within ``tol_px`` of each point ``px`` along its normal
+    ``nrm``; points outside the image count as missing."""
     h, w = gray_f.shape
     inside = (px[:, 0] >= 1) & (px[:, 0] < w - 1) & (px[:, 1] >= 1) & (px[:, 1] < h - 1)
     hit = np.zeros(len(px), dtype=bool)
     if inside.any():
         off, _ = edge_search(gray_f, px[inside], nrm[inside], tol_px, config)
         hit[inside] = np.isfinite(off)
-    return np.asarray(hit.reshape(len(Hs), -1).mean(axis=1), dtype=np.float64)
+    return hit
 
 
 _HALF_CELL = np.array([[1.0, 0.0, 0.5], [0.0, 1.0, 0.5], [0.0, 0.0, 1.0]])
@@ -110,13 +118,8 @@ def near_arc_contrast(gray_f: NDArray[np.float32], H: FloatArray, radius: float,
     for Hs, f in ((H, foot), (H @ _HALF_CELL, foot - 0.5)):
         pts, rad, cell = outline_samples(radius, config, GRID_NODES, NearArcs(f, min_cos))
         px = apply_h(Hs, pts)
-        h, w = gray_f.shape
-        inside = (px[:, 0] >= 1) & (px[:, 0] < w - 1) & (px[:, 1] >= 1) & (px[:, 1] < h - 1)
-        hit = np.zeros(len(px), dtype=bool)
-        if inside.any():
-            off, _ = edge_search(gray_f, px[inside], image_normals(Hs, pts[inside],
-                                                                  rad[inside]), tol_px, config)
-            hit[inside] = np.isfinite(off)
+        hit = _edges_in_image(gray_f, px, image_normals(Hs, pts, rad, pts_px=px), tol_px,
+                              config)
         n = np.bincount(cell, minlength=len(GRID_NODES))
         on = np.bincount(cell, weights=hit, minlength=len(GRID_NODES))
         shares.append(float(np.mean(on[n > 0] / n[n > 0])) if (n > 0).any() else 0.0)
